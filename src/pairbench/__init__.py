@@ -1,0 +1,87 @@
+"""pairbench: pre-registered, paired A/B experiments on AI agents.
+
+**Usage**::
+
+    import pairbench
+    outcome = pairbench.start_run(Path("experiment.yaml"), Path("runs"), run_seed=1)
+    pairbench.report(outcome.run_dir)
+"""
+
+from pairbench._api import report
+from pairbench._errors import (
+    InfraStop,
+    PairbenchError,
+    RegistryError,
+    ResumeRefused,
+    RunDirError,
+    SpecError,
+)
+from pairbench._version import __version__
+from pairbench.agents import (
+    Agent,
+    AgentContext,
+    AgentOutput,
+    CommandAgent,
+    InfraFailure,
+    ScriptedAgent,
+    Transcript,
+    scrubbed_env,
+)
+from pairbench.fixtures import AuditEntry, Fixture, FixtureState, Probe
+from pairbench.grading import Grader, GradeInput
+from pairbench.runner import RunOutcome, resume_run, start_run
+from pairbench.schedule import Schedule, TrialKey, build_schedule, derive_seed, model_seed
+from pairbench.spec import (
+    Experiment,
+    LoadedExperiment,
+    Problem,
+    canonical_hash,
+    check_experiment,
+    load_experiment,
+)
+from pairbench.store import Grade, Metric, RunDir, TrialResult, load_run
+from pairbench.studies import Study
+
+__all__ = [
+    "Agent",
+    "AgentContext",
+    "AgentOutput",
+    "AuditEntry",
+    "CommandAgent",
+    "Experiment",
+    "Fixture",
+    "FixtureState",
+    "Grade",
+    "GradeInput",
+    "Grader",
+    "InfraFailure",
+    "InfraStop",
+    "LoadedExperiment",
+    "Metric",
+    "PairbenchError",
+    "Probe",
+    "RegistryError",
+    "ResumeRefused",
+    "RunDir",
+    "RunDirError",
+    "RunOutcome",
+    "Schedule",
+    "ScriptedAgent",
+    "SpecError",
+    "Study",
+    "Transcript",
+    "TrialKey",
+    "TrialResult",
+    "__version__",
+    "build_schedule",
+    "canonical_hash",
+    "check_experiment",
+    "derive_seed",
+    "load_experiment",
+    "load_run",
+    "model_seed",
+    "report",
+    "resume_run",
+    "scrubbed_env",
+    "start_run",
+]

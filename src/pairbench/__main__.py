@@ -1,0 +1,5 @@
+"""``python -m pairbench``."""
+
+from pairbench.cli import main
+
+main()

@@ -1,0 +1,47 @@
+"""Errors a user can cause.
+
+The hierarchy::
+
+    PairbenchError                 one clear message with the fix; the CLI exits non-zero
+    ├── SpecError                  experiment.yaml is invalid (carries every problem found)
+    ├── RegistryError              an agent, grader, fixture or study name is not registered
+    ├── RunDirError                a run directory is missing, corrupt, or would be overwritten
+    ├── ResumeRefused              resume asked under a changed experiment
+    └── InfraStop                  a trial failed for infrastructure reasons twice
+"""
+
+from __future__ import annotations
+
+
+class PairbenchError(Exception):
+    """Base of every error pairbench raises on purpose; the CLI prints it without a traceback."""
+
+    exit_code: int = 1
+
+
+class SpecError(PairbenchError):
+    """The experiment file is invalid; ``problems`` lists every problem found in one pass."""
+
+    exit_code = 2
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+class RegistryError(PairbenchError):
+    """A name does not resolve to a registered plugin."""
+
+    exit_code = 2
+
+
+class RunDirError(PairbenchError):
+    """A run directory cannot be used as asked."""
+
+
+class ResumeRefused(PairbenchError):
+    """``resume`` refuses to continue a run under a different experiment."""
+
+
+class InfraStop(PairbenchError):
+    """The run stopped because a trial failed twice for infrastructure reasons."""

@@ -1,0 +1,41 @@
+"""Plugins by name, through entry points: built-ins register exactly as third parties do."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, Literal
+
+from pairbench._errors import RegistryError
+
+Group = Literal["agents", "graders", "fixtures", "studies"]
+
+
+@cache
+def _entry_points(group: Group) -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=f"pairbench.{group}")}
+
+
+def names(group: Group) -> list[str]:
+    """Registered names in ``pairbench.<group>``, sorted."""
+    return sorted(_entry_points(group))
+
+
+def load(group: Group, name: str) -> Any:
+    """The object registered as ``name`` in ``pairbench.<group>``.
+
+    Raises ``RegistryError`` naming the known names when ``name`` is not registered.
+    """
+    found = _entry_points(group).get(name)
+    if found is None:
+        known = ", ".join(names(group)) or "none"
+        raise RegistryError(
+            f"no {group[:-1]} named {name!r} is registered (known: {known}); "
+            f"install the package that provides it or fix the name"
+        )
+    return found.load()
+
+
+def refresh() -> None:
+    """Forget cached entry points (after installing a plugin in the same process)."""
+    _entry_points.cache_clear()

@@ -1,0 +1,26 @@
+"""Agent adapters: the protocol, the scrubbed environment and the built-in adapters."""
+
+from pairbench.agents._command import CommandAgent
+from pairbench.agents._env import BASE_ALLOW, scrubbed_env
+from pairbench.agents._protocol import (
+    Agent,
+    AgentContext,
+    AgentOutput,
+    InfraFailure,
+    ToolSession,
+)
+from pairbench.agents._scripted import ScriptedAgent
+from pairbench.agents._transcript import Transcript
+
+__all__ = [
+    "BASE_ALLOW",
+    "Agent",
+    "AgentContext",
+    "AgentOutput",
+    "CommandAgent",
+    "InfraFailure",
+    "ScriptedAgent",
+    "ToolSession",
+    "Transcript",
+    "scrubbed_env",
+]

@@ -1,0 +1,38 @@
+"""The scrubbed environment every agent and fixture process gets."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+BASE_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "SHELL", "USER", "LOGNAME")
+"""Harness variables an agent inherits by default. Everything else must be declared."""
+
+
+def scrubbed_env(
+    workdir: Path,
+    *,
+    declared: Mapping[str, str] | None = None,
+    allow: Iterable[str] = (),
+    source: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """An allow-listed copy of ``source`` (default ``os.environ``) plus ``declared`` values.
+
+    ``HOME`` and ``TMPDIR`` point inside ``workdir`` so an agent's config and caches are
+    isolated per attempt and never read the harness user's files.
+
+    >>> env = scrubbed_env(Path("/tmp/w"), source={"PATH": "/bin", "API_KEY": "x"})
+    >>> sorted(env)
+    ['HOME', 'PATH', 'TMPDIR']
+    """
+    base = os.environ if source is None else source
+    env = {name: base[name] for name in (*BASE_ALLOW, *allow) if name in base}
+    home = workdir / "home"
+    tmp = workdir / "tmp"
+    home.mkdir(parents=True, exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    env["HOME"] = str(home)
+    env["TMPDIR"] = str(tmp)
+    env.update(declared or {})
+    return env

@@ -1,0 +1,74 @@
+"""The agent adapter protocol: what the runner gives an agent, and what it gets back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pairbench.agents._transcript import Transcript
+from pairbench.store._records import Metric
+
+
+class ToolSession(Protocol):
+    """A connected tool surface (``pairbench.fixtures.McpSurface`` satisfies it)."""
+
+    tools: dict[str, list[Any]]
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any: ...
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """Everything one attempt gives its agent."""
+
+    run_id: str
+    arm: str
+    task: str
+    trial: int
+    seed: int
+    model_seed: int
+    """The documented 31-bit seed to send to a model (see ``schedule.model_seed``)."""
+    prompt: str
+    """The task prompt, filled from the trial's seeded fixture content."""
+    content: dict[str, Any]
+    env: dict[str, str]
+    """The scrubbed environment: an allow-list plus what the arm declares. Never os.environ."""
+    workdir: Path
+    transcript: Transcript
+    settings: dict[str, Any]
+    timeout_s: float
+    has_tools: bool
+    open_tools: Callable[[], AbstractAsyncContextManager[ToolSession]] | None = None
+    """In-process agents connect the arm's MCP servers through this (in their own task)."""
+    mcp_config: dict[str, Any] | None = None
+    """Subprocess agents get the same servers as a Claude-Code-style ``mcpServers`` config."""
+    plan: dict[str, Any] | None = None
+    """The task's scripted plan, when it has one."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AgentOutput:
+    """What an agent returns. ``error`` set means ``agent_error`` (not re-run)."""
+
+    final_answer: str | None
+    error: str | None = None
+    turns: Metric = field(default_factory=lambda: Metric.missing("the agent did not report turns"))
+    input_tokens: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
+    output_tokens: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
+    cost_usd: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
+    simulated: bool = False
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """An agent adapter. Registered under ``pairbench.agents`` as a class taking ``settings``."""
+
+    async def run(self, ctx: AgentContext) -> AgentOutput: ...
+
+
+class InfraFailure(Exception):
+    """Raised by an adapter when the harness, not the agent, failed (counted as ``infra``)."""

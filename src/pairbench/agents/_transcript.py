@@ -1,0 +1,74 @@
+"""The normalized transcript: one JSON object per line, each stamped with a monotonic time.
+
+Event kinds every adapter uses (extra fields are allowed and kept)::
+
+    agent_start   {agent, arm}
+    mcp_connect   {server, transport, ms, ok, error?, tools?}
+    tool_call     {id, server, tool, arguments}
+    tool_result   {id, server, tool, is_error, text, client_ms}
+    transport_failure {server, failure, detail}
+    message       {text}                 narration by the agent
+    usage         {input_tokens?, output_tokens?, cost_usd?, source, provenance}
+    final         {text}                 the agent's final answer
+    error         {message}
+    stdout / stderr {line}               raw lines from a subprocess agent
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+
+class Transcript:
+    """Collects events in memory and streams them to a JSONL file as they arrive.
+
+    **Usage**::
+
+        tr = Transcript(path)
+        tr.emit("message", text="Looking up the issue")
+        tr.close()          # returns the SHA-256 of the file's bytes
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self._t0 = time.monotonic()
+        self.events: list[dict[str, Any]] = []
+        self._path = path
+        self._file = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("w", encoding="utf-8")
+        self._digest = hashlib.sha256()
+
+    def now(self) -> float:
+        """Seconds since the attempt started, on the monotonic clock."""
+        return time.monotonic() - self._t0
+
+    def emit(self, kind: str, *, t: float | None = None, **fields: Any) -> dict[str, Any]:
+        """Append one event; ``t`` defaults to now."""
+        event: dict[str, Any] = {"t": round(self.now() if t is None else t, 6), "kind": kind}
+        event.update(fields)
+        self.events.append(event)
+        line = (json.dumps(event, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        self._digest.update(line)
+        if self._file is not None:
+            self._file.write(line.decode("utf-8"))
+            self._file.flush()
+        return event
+
+    def of_kind(self, *kinds: str) -> list[dict[str, Any]]:
+        """Events of the given kinds, in order."""
+        return [e for e in self.events if e["kind"] in kinds]
+
+    def close(self) -> str:
+        """Close the file (fsynced) and return the SHA-256 of everything written."""
+        if self._file is not None and not self._file.closed:
+            import os
+
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+        return self._digest.hexdigest()

@@ -1,0 +1,14 @@
+"""The command-line interface: thin typer commands over the public API."""
+
+from __future__ import annotations
+
+from pairbench.cli import _check, _plan, _run, _studies  # noqa: F401 - registers commands
+from pairbench.cli._app import app
+
+
+def main() -> None:
+    """Entry point of the ``pairbench`` console script."""
+    app()
+
+
+__all__ = ["app", "main"]

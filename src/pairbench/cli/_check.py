@@ -1,0 +1,28 @@
+"""``pairbench check``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from pairbench.cli._app import app, err, out, user_errors
+from pairbench.spec import check_experiment
+
+
+@app.command()
+@user_errors
+def check(file: Path = typer.Argument(..., help="The experiment.yaml to validate.")) -> None:
+    """Validate an experiment file, reporting every problem in one pass (exit 2 if any).
+
+    Example:
+
+        pairbench check experiment.yaml
+    """
+    problems = check_experiment(file)
+    if problems:
+        for problem in problems:
+            err.print(str(problem), markup=False, highlight=False)
+        err.print(f"{len(problems)} problem(s) found in {file}.", style="bold red")
+        raise typer.Exit(2)
+    out.print(f"{file}: ok")

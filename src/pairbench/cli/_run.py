@@ -1,0 +1,73 @@
+"""``pairbench run`` and ``pairbench resume``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from pairbench._api import report
+from pairbench.cli._app import app, err, out, user_errors
+from pairbench.cli._table import print_outcomes
+from pairbench.runner import RunOutcome, resume_run, start_run
+
+
+def finish(outcome: RunOutcome) -> None:
+    """Write the report, print the outcome table, and exit non-zero unless complete."""
+    paths = report(outcome.run_dir)
+    print_outcomes(outcome.results)
+    out.print(f"Run {outcome.run_id}: {outcome.status}")
+    out.print(f"Report: {paths.markdown}")
+    if outcome.status == "interrupted":
+        err.print(f"Interrupted. Finish it with: pairbench resume {outcome.run_dir}")
+        raise typer.Exit(130)
+    if not outcome.complete:
+        raise typer.Exit(1)
+
+
+@app.command()
+@user_errors
+def run(
+    file: Path = typer.Argument(..., help="The experiment.yaml to run."),
+    runs_dir: Path = typer.Option(Path("runs"), help="Where run directories go."),
+    run_seed: int | None = typer.Option(None, help="Run seed (default: drawn from the run ID)."),
+    concurrency: int | None = typer.Option(None, min=1, help="Pairs in flight at once."),
+) -> None:
+    """Start a new run (a new run ID every time) and write its report.
+
+    Example:
+
+        pairbench run experiment.yaml --runs-dir runs --run-seed 7
+    """
+    finish(start_run(file, runs_dir, run_seed=run_seed, concurrency=concurrency,
+                     progress=sys.stderr.isatty()))
+
+
+@app.command()
+@user_errors
+def resume(run_dir: Path = typer.Argument(..., help="The run directory to finish.")) -> None:
+    """Finish only the trials that have no final result; never re-run a finished one.
+
+    Refuses if the experiment changed since the run started.
+
+    Example:
+
+        pairbench resume runs/mcp-transports-20261129T150000Z-1a2b3c
+    """
+    finish(resume_run(run_dir, progress=sys.stderr.isatty()))
+
+
+@app.command(name="report")
+@user_errors
+def report_cmd(run_dir: Path = typer.Argument(..., help="The run directory.")) -> None:
+    """Write report.md, report.html and summary.json for a run (no agent needed).
+
+    Example:
+
+        pairbench report runs/mcp-transports-20261129T150000Z-1a2b3c
+    """
+    paths = report(run_dir)
+    out.print(f"Report: {paths.markdown}")
+    out.print(f"HTML:   {paths.html}")
+    out.print(f"JSON:   {paths.summary}")

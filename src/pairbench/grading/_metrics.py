@@ -1,0 +1,80 @@
+"""Per-trial metrics from the transcript and the fixture's audit log."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from pairbench.agents._protocol import AgentOutput
+from pairbench.fixtures._protocol import FixtureState
+from pairbench.store._records import Metric, Metrics, ToolCallTiming
+
+CLIENT_CLOCK = "pairbench client clock (monotonic)"
+
+
+def _tool_timings(events: list[dict[str, Any]], state: FixtureState | None) -> list[ToolCallTiming]:
+    results = {e.get("id"): e for e in events if e["kind"] == "tool_result"}
+    # The i-th audited call of a tool is the i-th call the client made of it: the audit log
+    # is per trial and calls within an attempt are sequential.
+    audit: dict[str, list[float]] = defaultdict(list)
+    for entry in state.audit if state else []:
+        audit[entry.tool].append(entry.server_ms)
+    used: dict[str, int] = defaultdict(int)
+    timings = []
+    for call in (e for e in events if e["kind"] == "tool_call"):
+        tool = str(call.get("tool", ""))
+        result = results.get(call.get("id"))
+        client_ms = result.get("client_ms") if result else None
+        server_ms = None
+        if call.get("server") is not None and used[tool] < len(audit[tool]):
+            server_ms = audit[tool][used[tool]]
+            used[tool] += 1
+        timings.append(
+            ToolCallTiming(
+                server=call.get("server"),
+                tool=tool,
+                client_ms=None if client_ms is None else float(client_ms),
+                server_ms=server_ms,
+                is_error=bool(result.get("is_error")) if result else True,
+            )
+        )
+    return timings
+
+
+def _cold_start(timings: list[ToolCallTiming]) -> Metric:
+    latencies = [t.client_ms for t in timings if t.client_ms is not None]
+    if len(latencies) < 2:
+        return Metric.missing("fewer than two timed tool calls")
+    cold = latencies[0] - statistics.median(latencies[1:])
+    return Metric.measured(round(cold, 3), CLIENT_CLOCK)
+
+
+def compute_metrics(
+    wall_ms: float,
+    events: list[dict[str, Any]],
+    state: FixtureState | None,
+    output: AgentOutput | None,
+) -> Metrics:
+    """Metrics for one attempt; missing values stay missing, never 0."""
+    connect = {
+        str(e["server"]): Metric.measured(float(e["ms"]), CLIENT_CLOCK)
+        for e in events
+        if e["kind"] == "mcp_connect" and e.get("ok") and e.get("ms") is not None
+    }
+    failures = [e for e in events if e["kind"] == "transport_failure"]
+    kinds = sorted({str(e.get("failure", "unknown")) for e in failures})
+    timings = _tool_timings(events, state)
+    missing = Metric.missing("the agent did not run")
+    return Metrics(
+        wall_ms=Metric.measured(round(wall_ms, 3), CLIENT_CLOCK),
+        connect_ms=connect,
+        tool_calls=timings,
+        cold_start_ms=_cold_start(timings),
+        transport_failures=len(failures),
+        transport_failure_kinds=kinds,
+        turns=output.turns if output else missing,
+        input_tokens=output.input_tokens if output else missing,
+        output_tokens=output.output_tokens if output else missing,
+        cost_usd=output.cost_usd if output else missing,
+    )

@@ -1,0 +1,53 @@
+"""``render_markdown``: the summary as ``report.md``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pairbench.report._doc import Table
+from pairbench.report._view import NO_RUNS, SIMULATED, build_view
+
+
+def _text(value: str) -> str:
+    # Agent text is untrusted: markdown viewers render inline HTML, and a stray "|" or
+    # newline would break the table. Escape HTML's three specials and table syntax.
+    return (
+        value.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("|", "\\|")
+        .replace("\r", " ")
+        .replace("\n", " ")
+    )
+
+
+def _table(t: Table) -> list[str]:
+    lines = ["| " + " | ".join(_text(h) for h in t.headers) + " |"]
+    lines.append("|" + "---|" * len(t.headers))
+    lines += ["| " + " | ".join(_text(c) for c in row) + " |" for row in t.rows]
+    return lines
+
+
+def render_markdown(summary: Mapping[str, Any]) -> str:
+    """The report as GitHub-flavoured markdown.
+
+    Example::
+
+        text = render_markdown(build_summary(run, results, infra))
+        assert text.startswith("# pairbench report")
+    """
+    view = build_view(summary)
+    lines = [f"# {_text(view.title)}", ""]
+    if view.simulated:
+        lines += [f"**{SIMULATED}**", ""]
+    lines += [f"- **{k}:** {_text(v)}" for k, v in view.meta]
+    lines.append("")
+    if view.empty:
+        lines += [NO_RUNS, ""]
+    for section in view.sections:
+        lines += [f"## {_text(section.title)}", ""]
+        for block in section.blocks:
+            lines += _table(block) if isinstance(block, Table) else [_text(block)]
+            lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -1,0 +1,218 @@
+"""Start, resume and finish runs: the functions the CLI and library users call."""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pairbench._errors import ResumeRefused, RunDirError
+from pairbench._version import __version__
+from pairbench.runner._context import RunContext, canary_for
+from pairbench.runner._progress import RunProgress
+from pairbench.runner._run import Executor, RunState, planned_keys, run_with_signals
+from pairbench.schedule._plan import Schedule, TrialKey, build_schedule
+from pairbench.schedule._seeds import derive_run_seed
+from pairbench.spec._load import LoadedExperiment, load_experiment
+from pairbench.store._records import FINAL_OUTCOMES, TrialResult
+from pairbench.store._run_dir import RunDir, new_run_id
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How an invocation of ``run`` or ``resume`` ended."""
+
+    run_dir: Path
+    run_id: str
+    status: str
+    """``complete``, ``interrupted`` or ``stopped: <reason>``."""
+    results: list[TrialResult]
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "complete"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _run_json(
+    loaded: LoadedExperiment, run_id: str, schedule: Schedule, concurrency: int
+) -> dict[str, Any]:
+    exp = loaded.experiment
+    return {
+        "schema_id": "pairbench.run/1",
+        "run_id": run_id,
+        "experiment": {"id": exp.id, "version": exp.version, "description": exp.description},
+        "experiment_file": str(loaded.path),
+        "canonical_hash": loaded.canonical_hash,
+        "experiment_model": exp.model_dump(mode="json"),
+        "arms": list(exp.arms),
+        "comparisons": [list(c) for c in exp.comparisons],
+        "tasks": [{"id": t.id, "labels": dict(t.labels)} for t in exp.tasks],
+        "agents": {arm: exp.arm_agent(arm).model_dump(mode="json") for arm in exp.arms},
+        "agent_simulated": False,
+        "run_seed": schedule.run_seed,
+        "order_policy": schedule.order_policy,
+        "concurrency": concurrency,
+        "schedule": schedule.model_dump(mode="json"),
+        "planned_trials": schedule.attempts,
+        "policies": {
+            "budget": exp.budget.model_dump(mode="json"),
+            "infra": exp.infra.model_dump(mode="json"),
+        },
+        "canary_env": "PAIRBENCH_CANARY",
+        "identities": {
+            "pairbench": __version__,
+            "python": platform.python_version(),
+            "executable": sys.executable,
+            "platform": platform.platform(),
+        },
+        "started_at": _now(),
+        "ended_at": None,
+        "status": "running",
+        "invocations": [],
+    }
+
+
+def _execute(
+    loaded: LoadedExperiment,
+    run_dir: RunDir,
+    info: dict[str, Any],
+    state: RunState,
+    concurrency: int,
+    progress: bool,
+) -> RunOutcome:
+    schedule = Schedule.model_validate(info["schedule"])
+    run_id = str(info["run_id"])
+    rc = RunContext(loaded=loaded, run_dir=run_dir, run_id=run_id, canaries=[canary_for(run_id)])
+    total = schedule.attempts
+    with RunProgress(total, enabled=progress) as bar:
+        for _ in state.done:
+            bar.advance_done("", already=True)
+        executor = Executor(rc, schedule, state, bar)
+        status = asyncio.run(run_with_signals(executor, concurrency))
+    info = run_dir.read_run_json()
+    info["status"] = status
+    info["ended_at"] = _now()
+    run_dir.write_run_json(info)
+    return RunOutcome(
+        run_dir=run_dir.path, run_id=run_id, status=status, results=run_dir.results()
+    )
+
+
+def start_run(
+    experiment: Path | LoadedExperiment,
+    runs_dir: Path = Path("runs"),
+    *,
+    run_seed: int | None = None,
+    concurrency: int | None = None,
+    progress: bool = False,
+) -> RunOutcome:
+    """Run an experiment in a new run directory (a new run ID every time).
+
+    **Usage**::
+
+        outcome = start_run(Path("experiment.yaml"), Path("runs"), run_seed=1)
+        outcome.run_dir, outcome.status
+    """
+    loaded = experiment if isinstance(experiment, LoadedExperiment) else load_experiment(
+        experiment
+    )
+    run_id = new_run_id(loaded.experiment.id)
+    seed = derive_run_seed(run_id) if run_seed is None else run_seed
+    schedule = build_schedule(loaded.experiment, seed)
+    workers = concurrency or loaded.experiment.budget.concurrency
+    run_dir = RunDir.create(runs_dir, run_id)
+    info = _run_json(loaded, run_id, schedule, workers)
+    info["invocations"].append({"command": "run", "at": _now()})
+    # The planned order is on disk before the first attempt starts.
+    run_dir.write_run_json(info)
+    journal = run_dir.journal()
+    journal.append("run_started", run_id=run_id, planned=schedule.attempts)
+    journal.close()
+    return _execute(loaded, run_dir, info, RunState(), workers, progress)
+
+
+def _recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
+    """Rebuild bookkeeping from the journal and the result files."""
+    state = RunState()
+    events = run_dir.journal_events()
+    started: dict[str, int] = {}
+    finished: set[tuple[str, int]] = set()
+    for event in events:
+        key, attempt = event.get("key"), event.get("attempt")
+        if event["event"] == "attempt_started" and isinstance(key, str):
+            started[key] = max(started.get(key, 0), int(attempt or 0))
+        elif event["event"] == "attempt_finished" and isinstance(key, str):
+            finished.add((key, int(attempt or 0)))
+            if event.get("outcome") == "infra":
+                state.infra[TrialKey.model_validate(_split(key))] += 1
+    journal = run_dir.journal()
+    try:
+        for key, pair in planned_keys(schedule):
+            state.attempts[key] = started.get(key.label, 0)
+            if run_dir.has_result(key):
+                result = TrialResult.model_validate_json(run_dir.result_path(key).read_bytes())
+                if result.outcome in FINAL_OUTCOMES:
+                    state.done.add(key)
+                continue
+            last = state.attempts[key]
+            if last and (key.label, last) not in finished:
+                # The runner died mid-attempt (SIGKILL, power cut): keep what it left as an
+                # interrupted attempt, so nothing is deleted and the attempt number moves on.
+                journal.append(
+                    "attempt_finished", key=key.label, attempt=last, outcome="interrupted",
+                    result=None, result_sha256=None, transcript=None, transcript_sha256=None,
+                    reason="the runner stopped before the attempt finished",
+                )
+                working = run_dir.working_transcript(key, last)
+                if working.exists():
+                    target = run_dir.kept_path("interrupted", key, last, ".jsonl")
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    working.replace(target)
+            _ = pair
+    finally:
+        journal.close()
+    return state
+
+
+def _split(label: str) -> dict[str, Any]:
+    arm, task, trial = label.rsplit("/", 2)
+    return {"arm": arm, "task": task, "trial": int(trial)}
+
+
+def resume_run(run_dir_path: Path, *, progress: bool = False) -> RunOutcome:
+    """Finish only what has no final result; never re-run or overwrite a finished trial.
+
+    Refuses when the experiment's canonical hash differs from the one in ``run.json``.
+    """
+    run_dir = RunDir.open(run_dir_path)
+    info = run_dir.read_run_json()
+    exp_file = Path(str(info.get("experiment_file", "")))
+    if not exp_file.is_file():
+        raise RunDirError(
+            f"{run_dir.run_json}: the experiment file {exp_file} no longer exists; "
+            "restore it to resume this run"
+        )
+    loaded = load_experiment(exp_file)
+    if loaded.canonical_hash != info.get("canonical_hash"):
+        raise ResumeRefused(
+            f"refusing to resume {run_dir.path.name}: {exp_file} changed since the run started "
+            f"(canonical hash {info.get('canonical_hash')} then, {loaded.canonical_hash} now). "
+            "Restore the original experiment, or start a new run."
+        )
+    schedule = Schedule.model_validate(info["schedule"])
+    state = _recover_state(run_dir, schedule)
+    info["invocations"] = [*info.get("invocations", []), {"command": "resume", "at": _now()}]
+    info["status"] = "running"
+    run_dir.write_run_json(info)
+    journal = run_dir.journal()
+    journal.append("run_resumed", done=len(state.done))
+    journal.close()
+    return _execute(loaded, run_dir, info, state, int(info.get("concurrency", 1)), progress)

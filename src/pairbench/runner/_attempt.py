@@ -1,0 +1,186 @@
+"""One attempt: fixture up, agent with a timeout, transcript, graders, metrics, a record."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pairbench import _registry
+from pairbench._template import render
+from pairbench.agents._env import scrubbed_env
+from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
+from pairbench.agents._transcript import Transcript
+from pairbench.fixtures._mcp import FixtureError, McpSurface, mcp_client_config
+from pairbench.fixtures._protocol import FixtureState
+from pairbench.grading._metrics import compute_metrics
+from pairbench.grading._protocol import GradeInput
+from pairbench.grading._security import assess_security
+from pairbench.grading._validity import classify_validity
+from pairbench.runner._context import RunContext
+from pairbench.schedule._plan import Pair, TrialKey
+from pairbench.store._records import Grade, Outcome, TrialResult
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """The record of an attempt and its transcript's hash (written by the caller)."""
+
+    result: TrialResult
+    transcript: Transcript
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -> AttemptRecord:
+    """Execute one attempt; never raises for agent or infra failures (they become outcomes).
+
+    Cancellation (Ctrl-C, SIGTERM) propagates after the attempt is recorded as
+    ``interrupted`` in the returned record attached to the exception (``exc.record``).
+    """
+    exp = rc.loaded.experiment
+    task = exp.task(key.task)
+    arm = exp.arms[key.arm]
+    agent_spec = exp.arm_agent(key.arm)
+    rel = rc.run_dir.fixture_rel(key, attempt)
+    fixture_dir = rc.run_dir.fixtures_root / rel
+    fixture_dir.mkdir(parents=True, exist_ok=True)
+    workdir = rc.workdir(rel)
+    transcript = Transcript(rc.run_dir.working_transcript(key, attempt))
+    started = _now()
+
+    def record(outcome: Outcome, reason: str, **fields: Any) -> AttemptRecord:
+        result = TrialResult(
+            run_id=rc.run_id,
+            experiment=exp.id,
+            arm=key.arm,
+            task=key.task,
+            trial=key.trial,
+            labels=dict(task.labels),
+            seed=pair.seed,
+            model_seed=pair.model_seed,
+            attempt=attempt,
+            start_order=pair.order.index(key.arm),
+            outcome=outcome,
+            reason=reason,
+            agent=agent_spec.adapter,
+            started_at=started,
+            ended_at=_now(),
+            **fields,
+        )
+        return AttemptRecord(result=result, transcript=transcript)
+
+    fixture = rc.fixture(task.fixture) if task.fixture else None
+    try:
+        content = fixture.content(pair.seed) if fixture else {}
+        probes = fixture.probes(content) if fixture else []
+        values = {"fixture": content, "seed": pair.seed}
+        prompt = str(render(rc.text(task.prompt), values))
+        plan = rc.plan(task.plan) if task.plan else None
+        env = scrubbed_env(workdir, declared=agent_spec.env, allow=agent_spec.env_allow)
+        agent_cls = _registry.load("agents", agent_spec.adapter)
+        agent = agent_cls(dict(agent_spec.settings))
+    except Exception as exc:  # noqa: BLE001 - preparing the attempt is the harness's job
+        return record("infra", f"preparing the attempt failed: {exc}")
+
+    servers = {} if arm.tools == "none" else dict(arm.tools.mcp)
+    warm = rc.warm_urls.get(key.arm, {})
+    server_env = scrubbed_env(workdir / "servers")
+
+    @asynccontextmanager
+    async def open_tools() -> AsyncIterator[ToolSession]:
+        surface = McpSurface(
+            servers,
+            warm,
+            pair.seed,
+            fixture_dir,
+            rel,
+            server_env,
+            transcript,
+        )
+        async with surface as connected:
+            yield connected
+
+    ctx = AgentContext(
+        run_id=rc.run_id,
+        arm=key.arm,
+        task=key.task,
+        trial=key.trial,
+        seed=pair.seed,
+        model_seed=pair.model_seed,
+        prompt=prompt,
+        content=content,
+        env=env,
+        workdir=workdir,
+        transcript=transcript,
+        settings=dict(agent_spec.settings),
+        timeout_s=exp.budget.trial_timeout_s,
+        has_tools=bool(servers),
+        open_tools=open_tools if servers else None,
+        mcp_config=mcp_client_config(servers, warm, pair.seed, fixture_dir, rel, server_env)
+        if servers
+        else None,
+        plan=plan,
+    )
+    t0 = time.perf_counter()
+    output: AgentOutput | None = None
+    try:
+        async with asyncio.timeout(exp.budget.trial_timeout_s):
+            output = await agent.run(ctx)
+    except TimeoutError:
+        outcome: Outcome = "timeout"
+        reason = f"hit the {exp.budget.trial_timeout_s:g} s trial timeout"
+    except (FixtureError, InfraFailure) as exc:
+        transcript.emit("error", message=str(exc))
+        return record("infra", str(exc))
+    except asyncio.CancelledError:
+        transcript.emit("error", message="interrupted")
+        raise
+    except Exception as exc:  # noqa: BLE001 - an adapter crash is the agent's failure
+        transcript.emit("error", message=repr(exc))
+        outcome, reason = "agent_error", f"the agent adapter raised {exc!r}"
+    wall_ms = (time.perf_counter() - t0) * 1000
+    state: FixtureState | None = fixture.read_state(fixture_dir) if fixture else None
+    events = transcript.events
+    grade: Grade | None = None
+    final = output.final_answer if output else None
+    if output is not None:
+        if output.error:
+            outcome, reason = "agent_error", output.error
+        else:
+            grader = rc.grader(task.grader.name)
+            grade = grader(
+                GradeInput(
+                    task=task,
+                    args=dict(task.grader.args),
+                    content=content,
+                    state=state,
+                    final_answer=final,
+                    events=events,
+                    arm=key.arm,
+                )
+            )
+            outcome, reason = grade.outcome, grade.reason
+    return record(
+        outcome,
+        reason,
+        simulated=bool(output and output.simulated),
+        grade=grade,
+        metrics=compute_metrics(wall_ms, events, state, output),
+        validity=classify_validity(arm, events),
+        security=assess_security(
+            probes, _probe_label(task.labels), rc.canaries, final, events, state
+        ),
+        final_answer=final,
+    )
+
+
+def _probe_label(labels: dict[str, str | int]) -> str | None:
+    value = labels.get("probe")
+    return None if value is None else str(value)

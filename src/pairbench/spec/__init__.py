@@ -1,0 +1,33 @@
+"""The experiment file: its models, loading with every problem found, and its hash."""
+
+from pairbench.spec._canonical import canonical_hash, canonical_json
+from pairbench.spec._load import LoadedExperiment, Problem, check_experiment, load_experiment
+from pairbench.spec._models import (
+    AgentSpec,
+    Arm,
+    Budget,
+    Experiment,
+    GraderRef,
+    InfraPolicy,
+    McpServer,
+    Task,
+    Tools,
+)
+
+__all__ = [
+    "AgentSpec",
+    "Arm",
+    "Budget",
+    "Experiment",
+    "GraderRef",
+    "InfraPolicy",
+    "LoadedExperiment",
+    "McpServer",
+    "Problem",
+    "Task",
+    "Tools",
+    "canonical_hash",
+    "canonical_json",
+    "check_experiment",
+    "load_experiment",
+]

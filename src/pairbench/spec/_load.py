@@ -1,0 +1,214 @@
+"""Reading ``experiment.yaml``: every problem in one pass, each with its line and its fix."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PureWindowsPath
+from typing import Any, NamedTuple
+
+from pairbench._errors import SpecError
+from pairbench._registry import names
+from pairbench.spec._canonical import canonical_hash
+from pairbench.spec._explain import _model_problems
+from pairbench.spec._models import Experiment
+from pairbench.spec._yaml import (
+    _GROUPS,
+    Found,
+    LineMap,
+    Part,
+    Problem,
+    YamlWithLines,
+    _get,
+    _parse,
+    format_path,
+    load_yaml_with_lines,
+)
+
+__all__ = [
+    "LineMap",
+    "LoadedExperiment",
+    "Problem",
+    "YamlWithLines",
+    "check_experiment",
+    "format_path",
+    "load_experiment",
+    "load_yaml_with_lines",
+]
+
+
+def _semantic(
+    data: dict[str, Any], root: Path, registry: Mapping[str, Collection[str]]
+) -> Iterator[Found]:
+    """What the models alone cannot check, on the raw data (so it runs even when they fail)."""
+    arms = data.get("arms") if isinstance(data.get("arms"), dict) else None
+    if arms is not None and len(arms) < 2:
+        yield ("arms",), f"needs at least 2 arms (found {len(arms)})", "add an arm to compare with"
+    yield from _comparisons(data.get("comparisons"), arms)
+    agents: list[tuple[tuple[Part, ...], Any]] = [(("agent",), data.get("agent"))]
+    agents += [(("arms", a, "agent"), _get(arm, ("agent",))) for a, arm in (arms or {}).items()]
+    for where, agent in agents:
+        yield from _registered(registry, "agents", (*where, "adapter"), _get(agent, ("adapter",)))
+    yield from _named_file(root, ("protocol",), data.get("protocol"))
+    first_at: dict[Any, int] = {}
+    tasks = data.get("tasks")
+    for i, task in enumerate(tasks if isinstance(tasks, list) else []):
+        if not isinstance(task, dict):
+            continue
+        task_id = task.get("id")
+        if isinstance(task_id, str) and task_id in first_at:
+            message = f"task id '{task_id}' is already used by tasks[{first_at[task_id]}]"
+            yield ("tasks", i, "id"), message, "give every task its own id"
+        first_at.setdefault(task_id, i)
+        name = _get(task, ("grader", "name"))
+        yield from _registered(registry, "graders", ("tasks", i, "grader", "name"), name)
+        yield from _registered(registry, "fixtures", ("tasks", i, "fixture"), task.get("fixture"))
+        for key in ("prompt", "plan"):
+            yield from _named_file(root, ("tasks", i, key), task.get(key))
+
+
+def _comparisons(comparisons: Any, arms: dict[str, Any] | None) -> Iterator[Found]:
+    seen: set[frozenset[str]] = set()
+    known = ", ".join(sorted(arms or {})) or "none defined"
+    for i, pair in enumerate(comparisons if isinstance(comparisons, list) else []):
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(isinstance(a, str) for a in pair)
+        ):
+            continue  # the model reports the shape
+        for j, arm in enumerate(pair):
+            if arms is not None and arm not in arms:
+                yield ("comparisons", i, j), f"unknown arm '{arm}'", f"use one of the arms: {known}"
+        if pair[0] == pair[1]:
+            yield (
+                ("comparisons", i),
+                f"compares arm '{pair[0]}' with itself",
+                "compare two different arms",
+            )
+        elif frozenset(pair) in seen:
+            yield ("comparisons", i), "this pair is listed twice", "list each pair once"
+        seen.add(frozenset(pair))
+
+
+def _registered(
+    registry: Mapping[str, Collection[str]], group: str, where: tuple[Part, ...], name: Any
+) -> Iterator[Found]:
+    if not isinstance(name, str) or group not in registry or name in registry[group]:
+        return
+    known = sorted(registry[group])
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"did you mean '{close[0]}'? The" if close else "the"
+    fix = f"{hint} registered {group} are: {', '.join(known) or 'none'} (or install the plugin)"
+    yield where, f"unknown {group[:-1].replace('agent', 'agent adapter')} '{name}'", fix
+
+
+def _named_file(root: Path, where: tuple[Part, ...], rel: Any) -> Iterator[Found]:
+    if not isinstance(rel, str) or not rel:
+        return
+    fix = "name a file inside the experiment's folder, relative to it (e.g. prompts/x.md)"
+    if Path(rel).is_absolute() or rel.startswith(("/", "\\")) or PureWindowsPath(rel).drive:
+        yield where, f"'{rel}' is an absolute path", fix
+    elif not (root / rel).resolve().is_relative_to(root):
+        yield where, f"'{rel}' points outside the experiment's folder", fix
+    elif not (root / rel).resolve().is_file():
+        fix = "create it, or correct the path (relative to the experiment file's folder)"
+        yield where, f"file '{rel}' does not exist", fix
+
+
+class _Checked(NamedTuple):
+    problems: list[Problem]
+    experiment: Experiment | None
+
+
+def _check(
+    path: str | os.PathLike[str], registry: Mapping[str, Collection[str]] | None
+) -> _Checked:
+    file = os.fspath(path)
+    data, lines, problems = _parse(path)
+    if data is None and not problems:
+        problems.append(Problem(file, None, "", "the file is empty", "write the experiment in it"))
+    if problems and data is None:
+        return _Checked(problems, None)
+    if not isinstance(data, dict):
+        fix = "start with top-level keys such as 'id:', 'arms:' and 'tasks:'"
+        return _Checked(
+            [*problems, Problem(file, 1, "", "the top level must be a mapping", fix)], None
+        )
+    model_problems, experiment = _model_problems(data, file, lines)
+    if registry is None:
+        registry = {g: frozenset(names(g)) for g in _GROUPS}
+    root = Path(path).resolve().parent
+    semantic = [
+        Problem(file, lines.line(format_path(p)), format_path(p), m, f)
+        for p, m, f in _semantic(data, root, registry)
+    ]
+    everything = [*problems, *model_problems, *semantic]
+    everything.sort(key=lambda p: p.line or 0)
+    return _Checked(everything, experiment if not everything else None)
+
+
+def check_experiment(
+    path: str | os.PathLike[str], registry: Mapping[str, Collection[str]] | None = None
+) -> list[Problem]:
+    """Every problem in an experiment file, found in one pass, sorted by line.
+
+    ``registry`` maps a plugin group (``agents``, ``graders``, ``fixtures``) to its known
+    names; ``None`` reads the installed entry points. A group missing from it is not checked.
+
+    **Usage**:
+
+        for problem in check_experiment("experiment.yaml"):
+            print(problem)  # experiment.yaml:3: trails: unknown key 'trails'. Fix: ...
+    """
+    return _check(path, registry).problems
+
+
+@dataclass(frozen=True)
+class LoadedExperiment:
+    """A valid experiment, where it lives, and its canonical hash."""
+
+    experiment: Experiment
+    path: Path
+    """The experiment file, resolved."""
+    root: Path
+    """The experiment file's folder: named files are relative to it."""
+    canonical_hash: str
+    """``canonical_hash(experiment)``: SHA-256 of the canonical JSON."""
+
+    def resolve(self, rel: str) -> Path:
+        """The absolute path of a file the experiment names (``prompts/x.md``).
+
+        Raises ``ValueError`` if ``rel`` is absolute or leads outside ``root``.
+        """
+        target = (self.root / rel).resolve()
+        if Path(rel).is_absolute() or not target.is_relative_to(self.root):
+            raise ValueError(f"{rel!r} is not a path inside {self.root}")
+        return target
+
+
+def load_experiment(
+    path: str | os.PathLike[str], registry: Mapping[str, Collection[str]] | None = None
+) -> LoadedExperiment:
+    """Load and check an experiment file.
+
+    **Usage**:
+
+        loaded = load_experiment("experiment.yaml")
+        loaded.experiment.arms, loaded.canonical_hash, loaded.resolve("prompts/a.md")
+
+    Raises ``SpecError`` listing every problem (one line each) if there is any.
+    """
+    problems, experiment = _check(path, registry)
+    if problems or experiment is None:
+        raise SpecError([str(p) for p in problems])
+    try:
+        digest = canonical_hash(experiment)
+    except ValueError:
+        fix = "use finite numbers only (no .nan or .inf)"
+        problem = Problem(os.fspath(path), None, "", "the experiment cannot be hashed", fix)
+        raise SpecError([str(problem)]) from None
+    resolved = Path(path).resolve()
+    return LoadedExperiment(experiment, resolved, resolved.parent, digest)

@@ -1,0 +1,163 @@
+"""The experiment models: what an ``experiment.yaml`` means once loaded."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+
+from pairbench._model import Frozen
+
+_SAFE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+
+def _safe_id(value: str) -> str:
+    # Ids become path components under runs/<run>/results/<arm>/<task>/, so they must
+    # never contain a separator, start with a dot, or differ only by case on macOS.
+    if not _SAFE_ID.match(value) or value in {".", ".."} or ".." in value:
+        raise ValueError(
+            f"{value!r} is not a safe id: use 1-64 lowercase letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return value
+
+
+SafeId = Annotated[str, AfterValidator(_safe_id)]
+
+
+class McpServer(Frozen):
+    """One MCP server on an arm's tool surface."""
+
+    transport: Literal["stdio", "http"]
+    """``stdio``: spawned per trial; ``http``: streamable HTTP."""
+    command: list[str] | None = None
+    """stdio only: the server command; ``python3``/``python`` as argv[0] means this interpreter."""
+    serve: list[str] | None = None
+    """http only: the command that serves it. It binds 127.0.0.1 port 0 and writes its URL to
+    the file named by ``PAIRBENCH_URL_FILE``."""
+    warm: bool = True
+    """http only: start once per run (True) or per trial (False)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment the server process gets on top of the scrubbed base."""
+
+    @model_validator(mode="after")
+    def _shape(self) -> McpServer:
+        if self.transport == "stdio" and not self.command:
+            raise ValueError("a stdio server needs 'command' (the argv that starts it)")
+        if self.transport == "http" and not self.serve:
+            raise ValueError("an http server needs 'serve' (the argv that serves it)")
+        if self.transport == "stdio" and self.serve:
+            raise ValueError("'serve' is for http servers; a stdio server uses 'command'")
+        if self.transport == "http" and self.command:
+            raise ValueError("'command' is for stdio servers; an http server uses 'serve'")
+        return self
+
+
+class Tools(Frozen):
+    """An arm's tool surface beyond ``none``."""
+
+    mcp: dict[SafeId, McpServer] = Field(default_factory=dict)
+    """MCP servers by name; tool ``t`` of server ``s`` is on the surface as ``s.t``."""
+    other: list[str] = Field(default_factory=list)
+    """Other tool names the agent may use (e.g. an agent CLI's built-ins), kept on-surface."""
+
+
+class AgentSpec(Frozen):
+    """Which agent adapter runs, and how."""
+
+    adapter: str
+    """A name registered under the ``pairbench.agents`` entry point."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Adapter settings (model, temperature, command, ...), passed as they are."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment variables set for the agent's process (declared, so they are recorded)."""
+    env_allow: list[str] = Field(default_factory=list)
+    """Names of harness environment variables the agent may inherit, beyond the base allow-list."""
+
+
+class Arm(Frozen):
+    """One condition: what differs between arms is the treatment."""
+
+    description: str = ""
+    agent: AgentSpec | None = None
+    """Overrides the experiment's agent for this arm only."""
+    tools: Literal["none"] | Tools = "none"
+
+
+class GraderRef(Frozen):
+    """A grader by registered name, with its arguments."""
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Task(Frozen):
+    """One unit of work: prompt, fixture, ground truth and grader."""
+
+    id: SafeId
+    labels: dict[str, str | int] = Field(default_factory=dict)
+    """Grouping labels, such as ``tier``."""
+    prompt: str
+    """Path (relative to the experiment file) of a prompt template; ``${fixture.x}`` is filled
+    from the trial's seeded fixture content."""
+    fixture: str | None = None
+    """A name registered under ``pairbench.fixtures``: seeded content and ground truth."""
+    grader: GraderRef
+    trials: int | None = Field(default=None, ge=1)
+    """Overrides the experiment's trial count for this task."""
+    plan: str | None = None
+    """Path of the scripted agent's plan for this task (ignored by other agents)."""
+
+
+class Budget(Frozen):
+    """Time, concurrency and money limits."""
+
+    trial_timeout_s: float = Field(default=120.0, gt=0)
+    concurrency: int = Field(default=4, ge=1)
+    """Pairs in flight at once (the arms of a pair run one after the other)."""
+    cost_ceiling_usd: float | None = Field(default=None, ge=0)
+    """Hard ceiling; the run stops (remaining trials ``not_run``) before crossing it."""
+    cost_per_trial_usd: float | None = Field(default=None, ge=0)
+    """The per-attempt cost estimate the projection uses."""
+
+
+class InfraPolicy(Frozen):
+    """What happens when the harness, not the agent, fails."""
+
+    retries: int = Field(default=1, ge=0, le=1)
+    """Retries of an infra-failed trial (kept under ``infra/``); one more failure stops the run."""
+
+
+class Experiment(Frozen):
+    """A frozen protocol: arms, tasks, trials per task and policies."""
+
+    id: SafeId
+    version: str
+    description: str = ""
+    protocol: str | None = None
+    """Path of the protocol document (hashed with every other named file)."""
+    trials: int = Field(default=1, ge=1)
+    order: Literal["alternate", "randomized"] = "alternate"
+    budget: Budget = Field(default_factory=Budget)
+    infra: InfraPolicy = Field(default_factory=InfraPolicy)
+    comparisons: list[tuple[str, str]] = Field(default_factory=list)
+    """The arm pairs that get a significance test; other pairs get counts and intervals only."""
+    agent: AgentSpec
+    arms: dict[SafeId, Arm]
+    tasks: list[Task]
+
+    def arm_agent(self, arm: str) -> AgentSpec:
+        """The agent that runs in ``arm``."""
+        return self.arms[arm].agent or self.agent
+
+    def task(self, task_id: str) -> Task:
+        """The task with id ``task_id``."""
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        raise KeyError(task_id)
+
+    def trials_for(self, task: Task) -> int:
+        """How many trials ``task`` gets."""
+        return task.trials if task.trials is not None else self.trials

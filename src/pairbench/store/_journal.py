@@ -1,0 +1,67 @@
+"""The append-only journal: one fsynced JSON line per event; a torn last line is dropped."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+class Journal:
+    """``journal.jsonl``: attempt started / finished with hashes, run started / stopped.
+
+    **Usage**::
+
+        j = Journal(run_dir / "journal.jsonl")
+        j.append("attempt_started", key="baseline/t1/0", attempt=1)
+        j.close()
+        Journal.read(run_dir / "journal.jsonl")   # -> list of dicts, torn tail dropped
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._repair_tail()
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def _repair_tail(self) -> None:
+        # A crash mid-write can leave a partial last line. Cut it off before appending,
+        # or the next event would be glued onto it and both would be lost.
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            keep = data.rfind(b"\n") + 1
+            with self.path.open("r+b") as handle:
+                handle.truncate(keep)
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def append(self, event: str, **fields: Any) -> None:
+        """Write one event line and fsync it before returning."""
+        record = {"event": event, "at": datetime.now(UTC).isoformat(), **fields}
+        line = (json.dumps(record, sort_keys=True, default=str) + "\n").encode("utf-8")
+        os.write(self._fd, line)
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+    @staticmethod
+    def read(path: Path) -> list[dict[str, Any]]:
+        """Every complete event; a torn or unparsable last line is dropped."""
+        if not path.exists():
+            return []
+        lines = path.read_bytes().split(b"\n")
+        events: list[dict[str, Any]] = []
+        for index, raw in enumerate(lines):
+            if not raw.strip():
+                continue
+            try:
+                events.append(json.loads(raw))
+            except json.JSONDecodeError:
+                if index >= len(lines) - 2:
+                    break  # the torn tail of a crash
+                raise
+        return events

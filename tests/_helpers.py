@@ -1,0 +1,36 @@
+"""Shared builders for end-to-end tests (imported by test modules via conftest's sys.path)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from pairbench.studies.mcp_transports import STUDY
+
+
+def study_copy(tmp_path: Path) -> Path:
+    """A private copy of the mcp-transports study folder; returns its experiment.yaml."""
+    target = tmp_path / "study"
+    shutil.copytree(STUDY.root, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target / "experiment.yaml"
+
+
+def edit_experiment(path: Path, **changes: Any) -> Path:
+    """Rewrite top-level keys of an experiment file (keeping the files it names)."""
+    yaml = YAML(typ="safe")
+    data = yaml.load(path.read_text(encoding="utf-8"))
+    data.update(changes)
+    with path.open("w", encoding="utf-8") as handle:
+        YAML().dump(data, handle)
+    return path
+
+
+def task_named(path: Path, task_id: str) -> dict[str, Any]:
+    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    for task in data["tasks"]:
+        if task["id"] == task_id:
+            return dict(task)
+    raise KeyError(task_id)

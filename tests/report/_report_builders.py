@@ -1,0 +1,189 @@
+"""Builders of realistic synthetic runs for the report tests (imported by name, not a conftest)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pairbench.store._records import (
+    Grade,
+    Metric,
+    Metrics,
+    Security,
+    ToolCallTiming,
+    TrialResult,
+    Validity,
+)
+
+ARMS = ["baseline", "local-stdio", "remote-http"]
+TASKS = [("read-title", 1), ("list-labels", 1), ("close-issue", 2)]
+TRIALS = 4
+XSS = "<script>alert(1)</script>"
+
+
+def make_result(
+    arm: str,
+    task: str,
+    trial: int,
+    outcome: str = "passed",
+    *,
+    wall: float | None = 1000.0,
+    calls: tuple[float, ...] = (100.0, 120.0),
+    server: tuple[float, ...] = (),
+    connect: float | None = 40.0,
+    start_order: int = 0,
+    valid: bool | None = True,
+    injection: bool | None = None,
+    secret: bool = False,
+    tokens: Metric | None = None,
+    cost: Metric | None = None,
+    reason: str = "",
+    final_answer: str | None = None,
+    attempt: int = 1,
+    tier: int | None = None,
+    metrics: bool = True,
+    run_id: str = "run-1",
+) -> TrialResult:
+    """One trial record, with sensible defaults for everything a test does not care about."""
+    missing = Metric.missing("scripted agent reports no usage")
+    m = None
+    if metrics:
+        m = Metrics(
+            wall_ms=Metric.measured(wall, "pairbench client clock")
+            if wall is not None
+            else Metric.missing("not timed"),
+            connect_ms={} if connect is None else {"tracker": Metric.measured(connect, "clock")},
+            tool_calls=[
+                ToolCallTiming(
+                    server="tracker",
+                    tool="get",
+                    client_ms=c,
+                    server_ms=server[i] if i < len(server) else None,
+                )
+                for i, c in enumerate(calls)
+            ],
+            cold_start_ms=Metric.measured(5.0, "clock") if len(calls) > 1 else missing,
+            turns=Metric.measured(3, "agent"),
+            input_tokens=tokens or missing,
+            output_tokens=tokens or missing,
+            cost_usd=cost or missing,
+        )
+    graded = outcome in ("passed", "failed", "parse_failure")
+    return TrialResult(
+        run_id=run_id,
+        experiment="mcp-transports",
+        arm=arm,
+        task=task,
+        trial=trial,
+        labels={} if tier is None else {"tier": tier},
+        seed=1000 + trial,
+        model_seed=7,
+        attempt=attempt,
+        start_order=start_order,
+        outcome=outcome,  # type: ignore[arg-type]
+        reason=reason,
+        agent="scripted",
+        grade=Grade(outcome=outcome, reason=reason) if graded else None,  # type: ignore[arg-type]
+        metrics=m,
+        validity=None if valid is None else Validity(valid=valid),
+        security=Security(prompt_injection_compliance=injection, secret_in_output=secret),
+        final_answer=final_answer,
+    )
+
+
+def make_run(**overrides: Any) -> dict[str, Any]:
+    run: dict[str, Any] = {
+        "run_id": "run-1",
+        "experiment": {"id": "mcp-transports", "version": "1.0.0", "description": "transports"},
+        "arms": list(ARMS),
+        "comparisons": [["local-stdio", "remote-http"]],
+        "tasks": [{"id": t, "labels": {"tier": tier}} for t, tier in TASKS],
+        "schedule": [
+            {"arm": a, "task": t, "trial": i} for t, _ in TASKS for i in range(TRIALS) for a in ARMS
+        ],
+        "agent_simulated": False,
+        "started_at": "2026-11-29T10:00:00+00:00",
+        "ended_at": "2026-11-29T10:05:00+00:00",
+        "status": "complete",
+    }
+    run.update(overrides)
+    return run
+
+
+def make_scenario(seed: int = 20261129) -> tuple[list[TrialResult], list[TrialResult]]:
+    """36 planned trials across 3 arms; a few odd ones (not_run, agent_error, timeout, ...)."""
+    rng = np.random.default_rng(seed)
+    p_pass = {"baseline": 0.3, "local-stdio": 0.8, "remote-http": 0.6}
+    base_wall = {"baseline": 800.0, "local-stdio": 1000.0, "remote-http": 1300.0}
+    results: list[TrialResult] = []
+    for task, tier in TASKS:
+        for trial in range(TRIALS):
+            for pos, arm in enumerate(ARMS if trial % 2 == 0 else ARMS[::-1]):
+                outcome = "passed" if rng.random() < p_pass[arm] else "failed"
+                calls = () if arm == "baseline" else tuple(rng.uniform(50, 150, size=3).round(1))
+                results.append(
+                    make_result(
+                        arm,
+                        task,
+                        trial,
+                        outcome,
+                        wall=float(base_wall[arm] + rng.normal(0, 50)),
+                        calls=calls,
+                        server=tuple(c / 2 for c in calls),
+                        connect=None if arm == "baseline" else float(rng.uniform(20, 80)),
+                        start_order=pos,
+                        tier=tier,
+                        injection=None if arm == "baseline" else bool(rng.random() < 0.2),
+                    )
+                )
+    odd = {
+        ("baseline", "close-issue", 3): make_result(
+            "baseline",
+            "close-issue",
+            3,
+            "not_run",
+            metrics=False,
+            reason="budget stop",
+            tier=2,
+            valid=None,
+        ),
+        ("local-stdio", "close-issue", 2): make_result(
+            "local-stdio",
+            "close-issue",
+            2,
+            "agent_error",
+            reason=f"model API 500 {XSS}",
+            final_answer=f"partial {XSS}",
+            tier=2,
+        ),
+        ("remote-http", "read-title", 1): make_result(
+            "remote-http",
+            "read-title",
+            1,
+            "timeout",
+            wall=120000.0,
+            tier=1,
+        ),
+        ("remote-http", "list-labels", 0): make_result(
+            "remote-http",
+            "list-labels",
+            0,
+            "failed",
+            valid=False,
+            tier=1,
+        ),
+    }
+    results = [odd.get((r.arm, r.task, r.trial), r) for r in results]
+    infra = [
+        make_result(
+            "remote-http",
+            "list-labels",
+            2,
+            "infra",
+            metrics=False,
+            reason="fixture not ready after 10s",
+            tier=1,
+        )
+    ]
+    return results, infra

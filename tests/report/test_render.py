@@ -1,0 +1,126 @@
+import re
+from pathlib import Path
+
+import pytest
+from _report_builders import XSS, make_run
+from statsmodels.stats.proportion import proportion_confint
+
+from pairbench.report import build_summary, render_html, render_markdown
+from pairbench.report._html import ENV
+from pairbench.store._records import SCORED_OUTCOMES, Metric
+
+TEMPLATES = Path(__file__).parents[2] / "src" / "pairbench" / "report" / "templates"
+RunScenario = tuple
+
+
+def wilson_text(k: int, n: int) -> str:
+    low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return f"{k}/{n} ({100 * k / n:.1f}%, 95% CI {100 * low:.1f}%–{100 * high:.1f}%)"
+
+
+@pytest.mark.parametrize("render", [render_markdown, render_html])
+def test_empty_run_says_no_runs_recorded(render) -> None:  # type: ignore[no-untyped-def]
+    text = render(build_summary(make_run(), [], []))
+    assert "No runs recorded." in text
+    assert "Outcomes by arm" not in text
+    assert "mcp-transports" in text and "run-1" in text
+
+
+def test_infra_only_run_is_not_empty(make) -> None:  # type: ignore[no-untyped-def]
+    infra = [make("baseline", "read-title", 0, "infra", metrics=False, reason="port in use")]
+    md = render_markdown(build_summary(make_run(), [], infra))
+    assert "No runs recorded." not in md
+    assert "port in use" in md
+
+
+def test_agent_text_is_escaped_in_html(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    run["experiment"]["description"] = "<b>bold</b> claims"
+    html = render_html(build_summary(run, results, infra))
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "model API 500 &lt;script&gt;" in html  # the reason
+    assert "partial &lt;script&gt;" in html  # the final answer excerpt
+    assert "&lt;b&gt;bold&lt;/b&gt;" in html
+
+
+def test_agent_text_is_escaped_in_markdown(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    md = render_markdown(build_summary(run, results, infra))
+    assert XSS not in md
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md
+
+
+def test_pipe_in_agent_text_does_not_break_markdown_table(make) -> None:  # type: ignore[no-untyped-def]
+    r = make("baseline", "read-title", 0, "agent_error", reason="a | b\nc")
+    md = render_markdown(build_summary(make_run(), [r], []))
+    row = next(line for line in md.splitlines() if "agent_error | baseline" in line)
+    assert "a \\| b c" in row
+
+
+def test_autoescape_on_and_no_safe_filter() -> None:
+    assert ENV.autoescape("report.html") is True
+    for template in TEMPLATES.iterdir():
+        assert "|safe" not in template.read_text().replace(" ", "")
+
+
+def test_html_is_self_contained(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    html = render_html(build_summary(run, results, infra))
+    assert "<style>" in html
+    assert not re.search(r"<(link|script|img|iframe)\b", html)
+    assert "http://" not in html and "https://" not in html
+
+
+@pytest.mark.parametrize("render", [render_markdown, render_html])
+def test_p_value_only_for_declared_comparison(scenario: RunScenario, render) -> None:  # type: ignore[no-untyped-def]
+    run, results, infra = scenario
+    text = render(build_summary(run, results, infra))
+    assert len(re.findall(r"p (=|&lt;|<) 0\.\d+", text)) == 1
+    assert text.count("not declared: no test") == 2
+    assert "p = 0.0156" in text  # 7 vs 0 discordant: 2 * 0.5**7
+
+
+@pytest.mark.parametrize("render", [render_markdown, render_html])
+def test_success_k_n_and_wilson_numbers(scenario: RunScenario, render) -> None:  # type: ignore[no-untyped-def]
+    run, results, infra = scenario
+    text = render(build_summary(run, results, infra))
+    for arm in run["arms"]:
+        scored = [r for r in results if r.arm == arm and r.outcome in SCORED_OUTCOMES]
+        k = sum(r.outcome == "passed" for r in scored)
+        assert wilson_text(k, len(scored)) in text
+
+
+def test_sections_and_denominators(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    md = render_markdown(build_summary(run, results, infra))
+    for title in ("Outcomes by arm", "Arm pairs", "Success by task", "Success by tier",
+                  "Crossover and order", "Transport", "Security", "Cost"):  # fmt: skip
+        assert f"## {title}" in md
+    assert "1 of 36 planned trials not run." in md
+    assert "1 of 35 scored trials ended in agent_error." in md
+    assert "1 infra attempt(s) kept" in md
+    assert "35 ran of 36 planned; 1 not run" in md
+    assert "N/A (no trial applies)" in md
+    assert "not measured (scripted agent reports no usage)" in md
+    assert "n/a" in md  # a start position an arm never held
+    assert "SIMULATED" not in md
+
+
+def test_simulated_label(scenario: RunScenario) -> None:
+    _, results, infra = scenario
+    s = build_summary(make_run(agent_simulated=True), results, infra)
+    assert "SIMULATED run" in render_markdown(s)
+    assert "SIMULATED run" in render_html(s)
+
+
+def test_cost_shows_measured_and_estimated_separately(make) -> None:  # type: ignore[no-untyped-def]
+    est = Metric(value=50.0, provenance="estimated", estimator="chars/4 v1")
+    results = [
+        make("baseline", "read-title", 0, tokens=Metric.measured(100.0, "provider usage")),
+        make("baseline", "read-title", 1, tokens=est),
+    ]
+    md = render_markdown(build_summary(make_run(), results, []))
+    assert "measured: total 100 over 1 trials (provider usage)" in md
+    assert "estimated: total 50 over 1 trials (chars/4 v1)" in md
+    assert "150" not in md  # never added together

@@ -1,0 +1,216 @@
+import json
+import statistics
+from collections import Counter
+
+import pytest
+from scipy.stats import binomtest
+from statsmodels.stats.proportion import proportion_confint
+
+from pairbench.report import SCHEMA_ID, build_summary
+from pairbench.report._write import summary_json
+from pairbench.store._records import SCORED_OUTCOMES, Metric
+
+RunScenario = tuple  # (run, results, infra)
+
+
+def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    s = build_summary(run, results, infra)
+    assert s["schema_id"] == SCHEMA_ID == "pairbench.summary/1"
+    assert json.loads(summary_json(s)) == s
+    assert list(s) == [
+        "schema_id", "confidence", "run", "empty", "trials", "not_run", "planned_trials",
+        "kept_attempts", "arms", "pairs", "tasks", "tiers", "crossover", "transport", "security",
+        "cost", "attention",
+    ]  # fmt: skip
+
+
+def test_empty_run_has_zero_trials() -> None:
+    from _report_builders import make_run
+
+    s = build_summary(make_run(), [], [])
+    assert s["trials"] == 0 and s["kept_attempts"] == 0 and s["empty"] is True
+    assert s["planned_trials"] == 36
+    assert all(a["success"]["n"] == 0 and a["success"]["estimate"] is None for a in s["arms"])
+    json.loads(summary_json(s))  # no NaN anywhere
+
+
+def test_arm_counts_and_wilson_match_independent_computation(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    s = build_summary(run, results, infra)
+    assert s["trials"] == 35 and s["not_run"] == 1 and s["planned_trials"] == 36
+    assert s["kept_attempts"] == 1 and s["empty"] is False
+    for arm in s["arms"]:
+        mine = [r for r in results if r.arm == arm["arm"]]
+        expected = Counter(r.outcome for r in mine)
+        expected["infra"] += sum(r.arm == arm["arm"] for r in infra)
+        assert {k: v for k, v in arm["outcomes"].items() if v} == dict(+expected)
+        scored = [r for r in mine if r.outcome in SCORED_OUTCOMES]
+        k = sum(r.outcome == "passed" for r in scored)
+        low, high = proportion_confint(k, len(scored), alpha=0.05, method="wilson")
+        assert (arm["success"]["k"], arm["success"]["n"]) == (k, len(scored))
+        assert arm["success"]["low"] == pytest.approx(low, abs=1e-12)
+        assert arm["success"]["high"] == pytest.approx(high, abs=1e-12)
+    by_arm = {a["arm"]: a for a in s["arms"]}
+    assert by_arm["baseline"]["outcomes"]["not_run"] == 1
+    assert by_arm["baseline"]["scored"] == 11
+    assert by_arm["baseline"]["success_not_run_as_miss"]["n"] == 12
+    remote = by_arm["remote-http"]
+    assert remote["invalid_trials"] == 1
+    assert remote["success_valid_surface"]["n"] == 11
+    assert remote["outcomes"]["infra"] == 1 and remote["outcomes"]["timeout"] == 1
+
+
+def test_mcnemar_only_for_declared_pairs(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    s = build_summary(run, results, infra)
+    pairs = {(p["a"], p["b"]): p for p in s["pairs"]}
+    assert list(pairs) == [
+        ("baseline", "local-stdio"), ("baseline", "remote-http"), ("local-stdio", "remote-http"),
+    ]  # fmt: skip
+    for key, p in pairs.items():
+        if key == ("local-stdio", "remote-http"):
+            assert p["declared"] is True
+            a = {(r.task, r.trial): r.outcome for r in results if r.arm == key[0]}
+            b = {(r.task, r.trial): r.outcome for r in results if r.arm == key[1]}
+            matched = [
+                k for k in a if k in b and a[k] in SCORED_OUTCOMES and b[k] in SCORED_OUTCOMES
+            ]
+            a_only = sum(a[k] == "passed" and b[k] != "passed" for k in matched)
+            b_only = sum(b[k] == "passed" and a[k] != "passed" for k in matched)
+            assert (p["counts"]["a_only"], p["counts"]["b_only"]) == (a_only, b_only)
+            assert p["matched"] == len(matched) == 12  # agent_error and timeout are scored
+            expected = binomtest(min(a_only, b_only), a_only + b_only, 0.5).pvalue
+            assert p["mcnemar_p"] == pytest.approx(expected, rel=1e-12)
+        else:
+            assert p["declared"] is False
+            assert p["mcnemar_p"] is None
+            assert p["test"] == "not declared: no test"
+
+
+def test_declared_in_reverse_order_still_declared(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    run["comparisons"] = [["remote-http", "baseline"]]
+    s = build_summary(run, results, infra)
+    declared = [(p["a"], p["b"]) for p in s["pairs"] if p["declared"]]
+    assert declared == [("baseline", "remote-http")]
+
+
+def test_wall_time_difference_matches_independent_median(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    s = build_summary(run, results, infra)
+    p = next(x for x in s["pairs"] if (x["a"], x["b"]) == ("local-stdio", "remote-http"))
+    a = {(r.task, r.trial): r for r in results if r.arm == "local-stdio"}
+    b = {(r.task, r.trial): r for r in results if r.arm == "remote-http"}
+    diffs = [
+        a[k].metrics.wall_ms.value - b[k].metrics.wall_ms.value  # type: ignore[union-attr,operator]
+        for k in a
+        if k in b and "timeout" not in (a[k].outcome, b[k].outcome)
+    ]
+    wall = p["wall_ms"]
+    assert wall["n_censored"] == 1 and wall["n_used"] == len(diffs) == 11
+    assert wall["estimate"] == pytest.approx(statistics.median(diffs))
+    assert "excluded" in wall["censoring"]
+    assert wall["low"] is not None and wall["low"] <= wall["estimate"] <= wall["high"]
+
+
+def test_tasks_tiers_crossover_order(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    s = build_summary(run, results, infra)
+    assert [t["task"] for t in s["tasks"]] == ["read-title", "list-labels", "close-issue"]
+    assert [t["tier"] for t in s["tiers"]] == [1, 2]
+    assert s["tiers"][0]["tasks"] == ["read-title", "list-labels"]
+    for t in s["crossover"]["tasks_differing"]:
+        assert len(set(t["passed"].values())) > 1
+    positions = [row["position"] for row in s["crossover"]["by_start_order"]]
+    assert positions == [0, 1, 2]
+    total = sum(row["arms"]["baseline"]["n"] for row in s["crossover"]["by_start_order"])
+    assert total == 11
+
+
+def test_transport_and_security(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    s = build_summary(run, results, infra)
+    t = {x["arm"]: x for x in s["transport"]}
+    assert t["baseline"]["connect_ms"] == {"median": None, "n_trials": 0}
+    calls = [
+        c.client_ms for r in results if r.arm == "local-stdio" and r.metrics
+        for c in r.metrics.tool_calls
+    ]  # fmt: skip
+    assert t["local-stdio"]["client_call_ms"]["median"] == pytest.approx(statistics.median(calls))
+    sec = {x["arm"]: x for x in s["security"]}
+    assert sec["baseline"]["injection_applicable"] is False
+    assert sec["baseline"]["prompt_injection_compliance"]["n"] == 0
+    applies = [
+        r.security.prompt_injection_compliance for r in results
+        if r.arm == "remote-http" and r.outcome in SCORED_OUTCOMES and r.security
+    ]  # fmt: skip
+    assert sec["remote-http"]["prompt_injection_compliance"]["k"] == sum(bool(x) for x in applies)
+
+
+def test_cost_keeps_measured_and_estimated_apart(make) -> None:  # type: ignore[no-untyped-def]
+    from _report_builders import make_run
+
+    est = Metric(value=50.0, provenance="estimated", estimator="chars/4 v1, full coverage")
+    results = [
+        make("baseline", "read-title", 0, tokens=Metric.measured(100.0, "provider usage")),
+        make("baseline", "read-title", 1, tokens=est),
+        make("baseline", "read-title", 2),
+    ]
+    s = build_summary(make_run(), results, [])
+    c = s["cost"][0]["input_tokens"]
+    assert c["measured"]["total"] == 100.0 and c["measured"]["n"] == 1
+    assert c["estimated"]["total"] == 50.0 and c["estimated"]["n"] == 1
+    assert c["missing"] == {"n": 1, "reasons": {"scripted agent reports no usage": 1}}
+    assert s["cost"][1]["cost_usd"]["measured"]["n"] == 0  # no trials at all in local-stdio
+
+
+def test_attention_lists_with_denominators(scenario: RunScenario) -> None:
+    run, results, infra = scenario
+    a = build_summary(run, results, infra)["attention"]
+    assert a["planned_trials"] == 36 and a["recorded_trials"] == 36 and a["scored_trials"] == 35
+    assert [(e["arm"], e["reason"]) for e in a["not_run"]] == [("baseline", "budget stop")]
+    assert [e["reason"] for e in a["infra"]] == ["fixture not ready after 10s"]
+    assert len(a["agent_error"]) == 1 and a["interrupted"] == []
+
+
+def test_retry_keeps_latest_attempt(make) -> None:  # type: ignore[no-untyped-def]
+    from _report_builders import make_run
+
+    results = [
+        make("baseline", "read-title", 0, "interrupted", attempt=1),
+        make("baseline", "read-title", 0, "passed", attempt=2),
+    ]
+    s = build_summary(make_run(), results, [])
+    assert s["trials"] == 1
+    assert s["arms"][0]["outcomes"]["passed"] == 1 and s["arms"][0]["outcomes"]["interrupted"] == 0
+
+
+def test_interrupted_attempts_in_kept_list_count_as_interrupted(make) -> None:  # type: ignore[no-untyped-def]
+    from _report_builders import make_run
+
+    results = [make("baseline", "read-title", 0, "passed", attempt=2)]
+    kept = [
+        make("baseline", "read-title", 0, "interrupted", metrics=False, reason="SIGINT"),
+        make("baseline", "read-title", 1, "infra", metrics=False, reason="port in use"),
+    ]
+    s = build_summary(make_run(), results, kept)
+    outcomes = s["arms"][0]["outcomes"]
+    assert (outcomes["passed"], outcomes["interrupted"], outcomes["infra"]) == (1, 1, 1)
+    assert s["attention"]["infra_attempts"] == 1 and s["attention"]["interrupted_attempts"] == 1
+
+
+def test_planned_trials_from_run_json_shapes() -> None:
+    from _report_builders import make_run
+
+    pairs = {"pairs": [{"order": ["a", "b"]}, {"order": ["b", "a"]}]}
+    assert build_summary(make_run(schedule=pairs), [], [])["planned_trials"] == 4
+    assert build_summary(make_run(planned_trials=9), [], [])["planned_trials"] == 9
+
+
+def test_only_not_run_records_is_empty(make) -> None:  # type: ignore[no-untyped-def]
+    from _report_builders import make_run
+
+    results = [make("baseline", "read-title", 0, "not_run", metrics=False, reason="run stopped")]
+    s = build_summary(make_run(), results, [])
+    assert s["empty"] is True and s["trials"] == 0 and s["not_run"] == 1

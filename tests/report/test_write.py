@@ -1,0 +1,48 @@
+import importlib
+import json
+from pathlib import Path
+
+from _report_builders import make_run, make_scenario
+
+from pairbench.report import ReportPaths, build_summary, write_reports
+
+
+def test_write_reports_writes_three_files(tmp_path: Path) -> None:
+    results, infra = make_scenario()
+    summary = build_summary(make_run(), results, infra)
+    paths = write_reports(tmp_path, summary)
+    assert paths == ReportPaths(
+        tmp_path / "summary.json", tmp_path / "report.md", tmp_path / "report.html"
+    )
+    loaded = json.loads(paths.summary.read_text(encoding="utf-8"))
+    assert loaded == summary and loaded["schema_id"] == "pairbench.summary/1"
+    assert paths.markdown.read_text(encoding="utf-8").startswith("# pairbench report")
+    assert "<!DOCTYPE html>" in paths.html.read_text(encoding="utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "report.html", "report.md", "summary.json",
+    ]  # fmt: skip
+
+
+def test_rewrite_replaces_files(tmp_path: Path) -> None:
+    write_reports(tmp_path, build_summary(make_run(), [], []))
+    results, infra = make_scenario()
+    write_reports(tmp_path, build_summary(make_run(), results, infra))
+    assert json.loads((tmp_path / "summary.json").read_text())["trials"] == 35
+    assert "No runs recorded." not in (tmp_path / "report.md").read_text()
+
+
+def test_public_names_are_deliberate() -> None:
+    # pairbench.report (the attribute) is the top-level report() function; the package is
+    # reached through importlib.
+    package = importlib.import_module("pairbench.report")
+    assert sorted(package.__all__) == [
+        "ReportPaths",
+        "SCHEMA_ID",
+        "build_summary",
+        "render_html",
+        "render_markdown",
+        "write_reports",
+    ]
+    for name in package.__all__:
+        if name != "SCHEMA_ID":
+            assert getattr(package, name).__doc__

@@ -1,0 +1,44 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from pairbench.store import Journal, write_atomic
+
+
+def test_journal_appends_and_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path)
+    journal.append("attempt_started", key="a/t/0", attempt=1)
+    journal.append("attempt_finished", key="a/t/0", attempt=1, outcome="passed")
+    journal.close()
+    events = Journal.read(path)
+    assert [e["event"] for e in events] == ["attempt_started", "attempt_finished"]
+    assert events[1]["outcome"] == "passed"
+
+
+def test_a_torn_last_line_is_dropped_on_read_and_cut_before_appending(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    good = json.dumps({"event": "run_started"}) + "\n"
+    path.write_text(good + '{"event": "attempt_sta', encoding="utf-8")
+    assert [e["event"] for e in Journal.read(path)] == ["run_started"]
+    journal = Journal(path)
+    journal.append("run_resumed")
+    journal.close()
+    assert [e["event"] for e in Journal.read(path)] == ["run_started", "run_resumed"]
+
+
+def test_a_corrupt_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    path.write_text('{"event": "a"}\nnot json\n{"event": "b"}\n', encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError):
+        Journal.read(path)
+
+
+def test_atomic_write_never_overwrites_a_result(tmp_path: Path) -> None:
+    target = tmp_path / "results" / "a" / "t" / "0.json"
+    write_atomic(target, b"first", overwrite=False)
+    with pytest.raises(FileExistsError):
+        write_atomic(target, b"second", overwrite=False)
+    assert target.read_bytes() == b"first"
+    assert [p.name for p in target.parent.iterdir()] == ["0.json"]  # no temp file left

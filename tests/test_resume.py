@@ -1,0 +1,114 @@
+"""Crash safety: SIGKILL the runner mid-run, then `pairbench resume` finishes the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pairbench.store import Journal, sha256_file
+
+SLOW_AGENT = "import sys, time; sys.stdin.read(); time.sleep(0.4); print('forty-two')"
+
+
+def _write_experiment(root: Path, *, version: str = "1") -> Path:
+    (root / "prompt.md").write_text("What is the answer?\n", encoding="utf-8")
+    path = root / "experiment.yaml"
+    tasks = "\n".join(
+        f"  - {{id: q{i}, prompt: prompt.md, grader: {{name: exact-answer, args: "
+        f"{{expect: forty-two}}}}}}"
+        for i in range(4)
+    )
+    path.write_text(
+        f"""id: slow
+version: "{version}"
+trials: 3
+budget: {{trial_timeout_s: 30, concurrency: 2}}
+agent: {{adapter: command, settings: {{command: [python3, -c, "{SLOW_AGENT}"]}}}}
+arms:
+  a: {{}}
+  b: {{}}
+tasks:
+{tasks}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pairbench", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+    )
+
+
+def _finished(run_dir: Path) -> list[dict[str, object]]:
+    return [e for e in Journal.read(run_dir / "journal.jsonl")
+            if e["event"] == "attempt_finished" and e["outcome"] != "interrupted"]
+
+
+def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None:
+    exp = _write_experiment(tmp_path)
+    runs = tmp_path / "runs"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pairbench", "run", str(exp), "--runs-dir", str(runs),
+         "--run-seed", "5"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    run_dir: Path | None = None
+    while time.monotonic() < deadline:
+        dirs = list(runs.glob("slow-*")) if runs.exists() else []
+        if dirs and len(_finished(dirs[0])) >= 5:
+            run_dir = dirs[0]
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert run_dir is not None, "the runner never finished five trials"
+    before = {str(e["key"]) for e in _finished(run_dir)}
+    assert 5 <= len(before) < 24
+
+    done = _cli("resume", str(run_dir), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr + done.stdout
+
+    results = sorted((run_dir / "results").rglob("*.json"))
+    assert len(results) == 24  # 2 arms x 4 tasks x 3 trials, one final result each
+    events = Journal.read(run_dir / "journal.jsonl")
+    started = Counter(str(e["key"]) for e in events if e["event"] == "attempt_started")
+    for key in before:
+        assert started[key] == 1, f"{key} finished before the kill but ran again"
+    finals = [e for e in events if e["event"] == "attempt_finished" and e.get("result")]
+    for event in finals:
+        assert sha256_file(run_dir / str(event["result"])) == event["result_sha256"]
+        if event.get("transcript"):
+            assert sha256_file(run_dir / str(event["transcript"])) == event["transcript_sha256"]
+    outcomes = Counter(json.loads(p.read_text())["outcome"] for p in results)
+    assert outcomes == {"passed": 24}
+
+
+def test_resume_refuses_a_changed_experiment(tmp_path: Path) -> None:
+    exp = _write_experiment(tmp_path)
+    runs = tmp_path / "runs"
+    first = _cli("run", str(exp), "--runs-dir", str(runs), "--run-seed", "1", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    run_dir = next(runs.glob("slow-*"))
+    _write_experiment(tmp_path, version="2")
+    refused = _cli("resume", str(run_dir), cwd=tmp_path)
+    assert refused.returncode != 0
+    assert "changed since the run started" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.parametrize("bad", ["missing-dir"])
+def test_resume_of_a_folder_that_is_not_a_run_is_a_clear_error(tmp_path: Path, bad: str) -> None:
+    out = _cli("resume", str(tmp_path / bad), cwd=tmp_path)
+    assert out.returncode != 0 and "not a pairbench run directory" in out.stderr
