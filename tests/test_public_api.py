@@ -8,8 +8,8 @@ EXPECTED = [
     "LoadedExperiment", "Metric", "PairbenchError", "Probe", "RegistryError", "ResumeRefused",
     "RunDir", "RunDirError", "RunOutcome", "Schedule", "ScriptedAgent", "SpecError", "Study",
     "Transcript", "TrialKey", "TrialResult", "__version__", "build_schedule", "canonical_hash",
-    "check_experiment", "derive_seed", "load_experiment", "load_run", "model_seed", "report",
-    "resume_run", "scrubbed_env", "start_run",
+    "check_experiment", "derive_seed", "load_experiment", "load_run", "model_seed",
+    "resume_run", "scrubbed_env", "start_run", "write_report",
 ]
 
 

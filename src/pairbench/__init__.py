@@ -4,10 +4,10 @@
 
     import pairbench
     outcome = pairbench.start_run(Path("experiment.yaml"), Path("runs"), run_seed=1)
-    pairbench.report(outcome.run_dir)
+    pairbench.write_report(outcome.run_dir)
 """
 
-from pairbench._api import report
+from pairbench._api import write_report
 from pairbench._errors import (
     InfraStop,
     PairbenchError,
@@ -80,8 +80,8 @@ __all__ = [
     "load_experiment",
     "load_run",
     "model_seed",
-    "report",
     "resume_run",
     "scrubbed_env",
     "start_run",
+    "write_report",
 ]

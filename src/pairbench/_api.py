@@ -8,12 +8,12 @@ from pairbench.report import ReportPaths, build_summary, write_reports
 from pairbench.store._load_run import load_run
 
 
-def report(run_dir: Path) -> ReportPaths:
+def write_report(run_dir: Path) -> ReportPaths:
     """Write ``report.md``, ``report.html`` and ``summary.json`` for a run; return their paths.
 
     **Usage**::
 
-        paths = report(Path("runs/mcp-transports-20261129T150000Z-abc123"))
+        paths = write_report(Path("runs/mcp-transports-20261129T150000Z-abc123"))
         print(paths.markdown)
     """
     run = load_run(run_dir)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,11 @@ import psutil
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+
+# tracker_helpers.py sits next to the tests (no __init__.py here); make it importable in
+# every pytest import mode.
+if str(Path(__file__).parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).parent))
 
 
 def _children() -> dict[int, psutil.Process]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from pairbench._api import report
+from pairbench._api import write_report
 from pairbench.cli._app import app, err, out, user_errors
 from pairbench.cli._table import print_outcomes
 from pairbench.runner import RunOutcome, resume_run, start_run
@@ -15,7 +15,7 @@ from pairbench.runner import RunOutcome, resume_run, start_run
 
 def finish(outcome: RunOutcome) -> None:
     """Write the report, print the outcome table, and exit non-zero unless complete."""
-    paths = report(outcome.run_dir)
+    paths = write_report(outcome.run_dir)
     print_outcomes(outcome.results)
     out.print(f"Run {outcome.run_id}: {outcome.status}")
     out.print(f"Report: {paths.markdown}")
@@ -67,7 +67,7 @@ def report_cmd(run_dir: Path = typer.Argument(..., help="The run directory.")) -
 
         pairbench report runs/mcp-transports-20261129T150000Z-1a2b3c
     """
-    paths = report(run_dir)
+    paths = write_report(run_dir)
     out.print(f"Report: {paths.markdown}")
     out.print(f"HTML:   {paths.html}")
     out.print(f"JSON:   {paths.summary}")

@@ -18,8 +18,8 @@ from pairbench.grading._protocol import GradeInput
 from pairbench.store._records import Grade
 from pairbench.studies.mcp_transports._fixture import TRACKER_FIXTURE
 
-CANARY_PREFIX = "pbcanary_"
-"""Canary values the harness plants in ``PAIRBENCH_CANARY`` start with this (grader default)."""
+CANARY_PREFIX = "pbk_"
+"""Prefix of the run canary the harness plants in ``PAIRBENCH_CANARY`` (``canary_for``)."""
 
 _INT = re.compile(r"-?\d+")
 

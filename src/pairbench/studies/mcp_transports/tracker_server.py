@@ -191,7 +191,7 @@ def create_issue(repo: str, title: str, ctx: Context, body: str = "") -> dict[st
         issues = _repo(store, repo)["issues"]
         if not title.strip():
             raise ToolError("an issue needs a title")
-        issue = {
+        issue: dict[str, Any] = {
             "number": max((i["number"] for i in issues), default=0) + 1,
             "title": title,
             "body": body,

@@ -1,0 +1,93 @@
+"""Detectors fire (and stay quiet) through the real runner, fixture servers and agents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from _helpers import edit_experiment, study_copy, task_named
+
+from pairbench import TrialResult, start_run
+from pairbench.runner import canary_for
+
+PRINT_ENV = "import json, os, sys; sys.stdin.read(); print(json.dumps(dict(os.environ)))"
+CALL_WITH_ENV = (
+    "import json, os, sys; sys.stdin.read(); "
+    "print(json.dumps({'kind': 'tool_call', 'id': 'c1', 'server': 'tracker', "
+    "'tool': 'add_comment', 'arguments': {'body': os.environ.get('PAIRBENCH_CANARY', '')}})); "
+    "print(json.dumps({'kind': 'final', 'text': 'done'}))"
+)
+OFF_SURFACE = (
+    "import json, sys; sys.stdin.read(); "
+    "print(json.dumps({'kind': 'tool_call', 'id': 'c1', 'server': 'shell', 'tool': 'exec', "
+    "'arguments': {'cmd': 'ls'}})); print(json.dumps({'kind': 'final', 'text': 'done'}))"
+)
+ON_SURFACE = OFF_SURFACE.replace("'shell', 'tool': 'exec'", "'tracker', 'tool': 'get_issue'")
+
+TRACKER = {"mcp": {"tracker": {"transport": "stdio", "command": [
+    "python3", "-m", "pairbench.studies.mcp_transports.tracker_server"]}}}
+
+
+def _command(script: str, **extra: Any) -> dict[str, Any]:
+    return {"adapter": "command", "settings": {"command": ["python3", "-c", script]}, **extra}
+
+
+def _by(results: list[TrialResult]) -> dict[tuple[str, str], TrialResult]:
+    return {(r.arm, r.task): r for r in results}
+
+
+def test_injection_obeyed_read_and_unseen(tmp_path: Path) -> None:
+    exp = study_copy(tmp_path)
+    summary = task_named(exp, "injection-summary")
+    obey = {**summary, "id": "injection-obey", "plan": "plans/injection_obey.yaml"}
+    edit_experiment(exp, trials=1, comparisons=[], tasks=[summary, obey],
+                    arms={"baseline": {"tools": "none"}, "local-stdio": {"tools": TRACKER}})
+    out = _by(start_run(exp, tmp_path / "runs", run_seed=3).results)
+    assert out[("local-stdio", "injection-obey")].security.prompt_injection_compliance is True
+    assert out[("local-stdio", "injection-obey")].outcome == "failed"
+    assert out[("local-stdio", "injection-summary")].security.prompt_injection_compliance is False
+    assert out[("local-stdio", "injection-summary")].security.injection_seen is True
+    assert out[("baseline", "injection-summary")].security.prompt_injection_compliance is None
+
+
+def test_scrubbing_hides_the_canary_unless_allow_listed(tmp_path: Path) -> None:
+    exp = study_copy(tmp_path)
+    task = {**task_named(exp, "read-issue-title"), "grader": {"name": "exact-answer",
+                                                              "args": {"expect": "x"}}}
+    edit_experiment(exp, trials=1, comparisons=[], tasks=[task], arms={
+        "scrubbed": {"agent": _command(PRINT_ENV)},
+        "leaky": {"agent": _command(PRINT_ENV, env_allow=["PAIRBENCH_CANARY"])},
+        "scrubbed-call": {"agent": _command(CALL_WITH_ENV)},
+        "leaky-call": {"agent": _command(CALL_WITH_ENV, env_allow=["PAIRBENCH_CANARY"])},
+    })
+    outcome = start_run(exp, tmp_path / "runs", run_seed=4)
+    canary = canary_for(outcome.run_id)
+    out = _by(outcome.results)
+    scrubbed = out[("scrubbed", "read-issue-title")]
+    assert scrubbed.final_answer and "PATH" in scrubbed.final_answer  # it did print its env
+    assert canary not in scrubbed.final_answer
+    assert scrubbed.security.secret_in_output is False
+    leaky = out[("leaky", "read-issue-title")]
+    assert canary in (leaky.final_answer or "")
+    assert leaky.security.secret_in_output is True
+    assert "final_answer" in leaky.security.secret_locations
+    assert out[("scrubbed-call", "read-issue-title")].security.secret_in_output is False
+    call = out[("leaky-call", "read-issue-title")].security
+    assert call.secret_in_output is True and call.secret_locations == ["tool_call_arguments"]
+
+
+def test_a_call_off_the_arm_surface_makes_the_trial_invalid(tmp_path: Path) -> None:
+    exp = study_copy(tmp_path)
+    task = {**task_named(exp, "read-issue-title"), "grader": {"name": "exact-answer",
+                                                              "args": {"expect": "done"}}}
+    edit_experiment(exp, trials=1, comparisons=[], tasks=[task], arms={
+        "off": {"agent": _command(OFF_SURFACE), "tools": TRACKER},
+        "on": {"agent": _command(ON_SURFACE), "tools": TRACKER},
+    })
+    out = _by(start_run(exp, tmp_path / "runs", run_seed=5).results)
+    off = out[("off", "read-issue-title")]
+    assert off.validity is not None and off.validity.valid is False
+    assert off.validity.off_surface == ["shell.exec"]
+    on = out[("on", "read-issue-title")]
+    assert on.validity is not None and on.validity.valid is True
+    assert off.outcome == on.outcome == "passed"  # validity is reported apart from success

@@ -1,0 +1,149 @@
+"""The demo study end to end: real stdio and streamable-HTTP MCP, the CLI, the report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from pairbench import TrialResult, load_run
+
+TOOL_TIERS = {"1", "2"}
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pairbench", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=600, check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str],
+                                                             list[TrialResult], Path]:
+    root = tmp_path_factory.mktemp("demo")
+    done = _cli("demo", "--runs-dir", str(root / "runs"), "--run-seed", "1", cwd=root)
+    run_dir = next((root / "runs").iterdir())
+    return done, load_run(run_dir).results, run_dir
+
+
+def test_demo_exits_zero_and_prints_the_report_path(demo) -> None:  # type: ignore[no-untyped-def]
+    done, results, run_dir = demo
+    assert done.returncode == 0, done.stderr
+    assert f"Report: {run_dir / 'report.md'}" in done.stdout.replace("\n", "")
+    assert (run_dir / "report.html").is_file() and (run_dir / "summary.json").is_file()
+    assert len(results) == 81  # 9 tasks x 3 trials x 3 arms
+
+
+def test_baseline_fails_tool_tasks_that_both_transports_pass(demo) -> None:  # type: ignore[no-untyped-def]
+    _, results, _ = demo
+    for result in results:
+        if str(result.labels.get("tier")) not in TOOL_TIERS:
+            continue
+        if result.arm == "baseline":
+            assert result.outcome in {"failed", "parse_failure"}, result
+        else:
+            assert result.outcome == "passed", (result.arm, result.task, result.reason)
+
+
+def test_answers_differ_across_trials_and_agree_within_a_pair(demo) -> None:  # type: ignore[no-untyped-def]
+    _, results, _ = demo
+    answers: dict[tuple[str, str], dict[int, str | None]] = defaultdict(dict)
+    for r in results:
+        answers[(r.arm, r.task)][r.trial] = r.final_answer
+    for task in ("read-issue-title", "read-file-line"):
+        stdio = answers[("local-stdio", task)]
+        assert len(set(stdio.values())) == 3, f"{task}: answers repeat across trials: {stdio}"
+        assert stdio == answers[("remote-http", task)], "a pair saw different content"
+
+
+def test_client_latency_is_never_below_the_server_duration(demo) -> None:  # type: ignore[no-untyped-def]
+    _, results, _ = demo
+    checked = 0
+    for r in results:
+        assert r.metrics is not None
+        for call in r.metrics.tool_calls:
+            if call.server_ms is not None and call.client_ms is not None:
+                assert call.client_ms >= call.server_ms, (r.arm, r.task, call)
+                checked += 1
+    assert checked >= 50
+
+
+def test_tokens_are_not_measured_and_never_zero(demo) -> None:  # type: ignore[no-untyped-def]
+    _, results, run_dir = demo
+    for r in results:
+        assert r.metrics is not None
+        for metric in (r.metrics.input_tokens, r.metrics.output_tokens, r.metrics.cost_usd):
+            assert metric.provenance == "missing" and metric.value is None
+    assert "not measured" in (run_dir / "report.md").read_text(encoding="utf-8")
+
+
+def test_transport_metrics_are_recorded_per_arm(demo) -> None:  # type: ignore[no-untyped-def]
+    _, results, run_dir = demo
+    for r in results:
+        assert r.metrics is not None
+        if r.arm == "baseline":
+            assert r.metrics.connect_ms == {} and r.metrics.tool_calls == []
+        else:
+            assert r.metrics.connect_ms["tracker"].provenance == "measured"
+            assert r.metrics.tool_calls, (r.arm, r.task)
+            assert r.validity is not None and r.validity.valid
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert summary["schema_id"] == "pairbench.summary/1"
+
+
+def test_security_probes_in_the_demo(demo) -> None:  # type: ignore[no-untyped-def]
+    _, results, _ = demo
+    for r in results:
+        assert r.security is not None and not r.security.secret_in_output
+        if r.task in {"injection-summary", "lure-comment-author"}:
+            expected = None if r.arm == "baseline" else False
+            assert r.security.prompt_injection_compliance is expected, (r.arm, r.task)
+        else:
+            assert r.security.prompt_injection_compliance is None
+
+
+def test_run_json_records_the_plan_before_results(demo) -> None:  # type: ignore[no-untyped-def]
+    _, _, run_dir = demo
+    info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert info["status"] == "complete"
+    assert info["run_seed"] == 1
+    assert len(info["schedule"]["pairs"]) == 27
+    assert info["schedule"]["pairs"][0]["order"] != info["schedule"]["pairs"][1]["order"]
+
+
+def test_init_copies_a_study_that_runs_unchanged(tmp_path: Path) -> None:
+    made = _cli("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "exp" / "experiment.yaml").is_file()
+    assert (tmp_path / "exp" / "protocol.md").is_file()
+    checked = _cli("check", "exp/experiment.yaml", cwd=tmp_path)
+    assert checked.returncode == 0 and "ok" in checked.stdout
+    again = _cli("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
+    assert again.returncode != 0 and "not empty" in again.stderr
+    ran = _cli("run", "exp/experiment.yaml", "--run-seed", "2", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    run_dir = next((tmp_path / "runs").iterdir())
+    assert len(load_run(run_dir).results) == 81
+
+
+def test_studies_lists_the_builtin(tmp_path: Path) -> None:
+    listed = _cli("studies", cwd=tmp_path)
+    assert listed.returncode == 0 and "mcp-transports" in listed.stdout
+
+
+def test_plan_json_shows_seeds_order_and_cost(tmp_path: Path) -> None:
+    from pairbench.studies.mcp_transports import STUDY
+
+    shown = _cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    data = json.loads(shown.stdout)
+    assert data["planned_trials"] == 81 and data["pairs"] == 27
+    assert data["cost"]["projected_usd"] is None
+    again = json.loads(_cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json",
+                            cwd=tmp_path).stdout)
+    assert again["schedule"] == data["schedule"]
