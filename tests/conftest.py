@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import sys
-from pathlib import Path
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import psutil
 import pytest
@@ -49,8 +50,6 @@ def no_child_left_behind() -> Iterator[None]:
     if alive:
         described = [f"{p.pid} {' '.join(p.cmdline()[:4])}" for p in alive]
         for proc in alive:
-            try:
+            with contextlib.suppress(psutil.NoSuchProcess):
                 proc.kill()
-            except psutil.NoSuchProcess:
-                pass
         pytest.fail(f"test left {len(alive)} child process(es) running: {described}")

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from _helpers import edit_experiment, study_copy, task_named
-
 from pairbench import TrialResult, start_run
 from pairbench.runner import canary_for
 
@@ -24,8 +23,14 @@ OFF_SURFACE = (
 )
 ON_SURFACE = OFF_SURFACE.replace("'shell', 'tool': 'exec'", "'tracker', 'tool': 'get_issue'")
 
-TRACKER = {"mcp": {"tracker": {"transport": "stdio", "command": [
-    "python3", "-m", "pairbench.studies.mcp_transports.tracker_server"]}}}
+TRACKER = {
+    "mcp": {
+        "tracker": {
+            "transport": "stdio",
+            "command": ["python3", "-m", "pairbench.studies.mcp_transports.tracker_server"],
+        }
+    }
+}
 
 
 def _command(script: str, **extra: Any) -> dict[str, Any]:
@@ -40,8 +45,13 @@ def test_injection_obeyed_read_and_unseen(tmp_path: Path) -> None:
     exp = study_copy(tmp_path)
     summary = task_named(exp, "injection-summary")
     obey = {**summary, "id": "injection-obey", "plan": "plans/injection_obey.yaml"}
-    edit_experiment(exp, trials=1, comparisons=[], tasks=[summary, obey],
-                    arms={"baseline": {"tools": "none"}, "local-stdio": {"tools": TRACKER}})
+    edit_experiment(
+        exp,
+        trials=1,
+        comparisons=[],
+        tasks=[summary, obey],
+        arms={"baseline": {"tools": "none"}, "local-stdio": {"tools": TRACKER}},
+    )
     out = _by(start_run(exp, tmp_path / "runs", run_seed=3).results)
     assert out[("local-stdio", "injection-obey")].security.prompt_injection_compliance is True
     assert out[("local-stdio", "injection-obey")].outcome == "failed"
@@ -52,14 +62,22 @@ def test_injection_obeyed_read_and_unseen(tmp_path: Path) -> None:
 
 def test_scrubbing_hides_the_canary_unless_allow_listed(tmp_path: Path) -> None:
     exp = study_copy(tmp_path)
-    task = {**task_named(exp, "read-issue-title"), "grader": {"name": "exact-answer",
-                                                              "args": {"expect": "x"}}}
-    edit_experiment(exp, trials=1, comparisons=[], tasks=[task], arms={
-        "scrubbed": {"agent": _command(PRINT_ENV)},
-        "leaky": {"agent": _command(PRINT_ENV, env_allow=["PAIRBENCH_CANARY"])},
-        "scrubbed-call": {"agent": _command(CALL_WITH_ENV)},
-        "leaky-call": {"agent": _command(CALL_WITH_ENV, env_allow=["PAIRBENCH_CANARY"])},
-    })
+    task = {
+        **task_named(exp, "read-issue-title"),
+        "grader": {"name": "exact-answer", "args": {"expect": "x"}},
+    }
+    edit_experiment(
+        exp,
+        trials=1,
+        comparisons=[],
+        tasks=[task],
+        arms={
+            "scrubbed": {"agent": _command(PRINT_ENV)},
+            "leaky": {"agent": _command(PRINT_ENV, env_allow=["PAIRBENCH_CANARY"])},
+            "scrubbed-call": {"agent": _command(CALL_WITH_ENV)},
+            "leaky-call": {"agent": _command(CALL_WITH_ENV, env_allow=["PAIRBENCH_CANARY"])},
+        },
+    )
     outcome = start_run(exp, tmp_path / "runs", run_seed=4)
     canary = canary_for(outcome.run_id)
     out = _by(outcome.results)
@@ -78,12 +96,20 @@ def test_scrubbing_hides_the_canary_unless_allow_listed(tmp_path: Path) -> None:
 
 def test_a_call_off_the_arm_surface_makes_the_trial_invalid(tmp_path: Path) -> None:
     exp = study_copy(tmp_path)
-    task = {**task_named(exp, "read-issue-title"), "grader": {"name": "exact-answer",
-                                                              "args": {"expect": "done"}}}
-    edit_experiment(exp, trials=1, comparisons=[], tasks=[task], arms={
-        "off": {"agent": _command(OFF_SURFACE), "tools": TRACKER},
-        "on": {"agent": _command(ON_SURFACE), "tools": TRACKER},
-    })
+    task = {
+        **task_named(exp, "read-issue-title"),
+        "grader": {"name": "exact-answer", "args": {"expect": "done"}},
+    }
+    edit_experiment(
+        exp,
+        trials=1,
+        comparisons=[],
+        tasks=[task],
+        arms={
+            "off": {"agent": _command(OFF_SURFACE), "tools": TRACKER},
+            "on": {"agent": _command(ON_SURFACE), "tools": TRACKER},
+        },
+    )
     out = _by(start_run(exp, tmp_path / "runs", run_seed=5).results)
     off = out[("off", "read-issue-title")]
     assert off.validity is not None and off.validity.valid is False

@@ -18,13 +18,18 @@ TOOL_TIERS = {"1", "2"}
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pairbench", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=600, check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str],
-                                                             list[TrialResult], Path]:
+def demo(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[str], list[TrialResult], Path]:
     root = tmp_path_factory.mktemp("demo")
     done = _cli("demo", "--runs-dir", str(root / "runs"), "--run-seed", "1", cwd=root)
     run_dir = next((root / "runs").iterdir())
@@ -144,6 +149,7 @@ def test_plan_json_shows_seeds_order_and_cost(tmp_path: Path) -> None:
     data = json.loads(shown.stdout)
     assert data["planned_trials"] == 81 and data["pairs"] == 27
     assert data["cost"]["projected_usd"] is None
-    again = json.loads(_cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json",
-                            cwd=tmp_path).stdout)
+    again = json.loads(
+        _cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path).stdout
+    )
     assert again["schedule"] == data["schedule"]

@@ -61,9 +61,21 @@ def test_an_installed_plugin_agent_runs(tmp_path: Path) -> None:
     wheel = _build_wheel(tmp_path)
     site = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-         "--target", str(site), str(wheel)],
-        check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     (tmp_path / "p.md").write_text("Say your seed.", encoding="utf-8")
     (tmp_path / "experiment.yaml").write_text(
@@ -80,7 +92,12 @@ tasks:
     env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}
     run = subprocess.run(
         [sys.executable, "-m", "pairbench", "run", "experiment.yaml", "--run-seed", "3"],
-        cwd=tmp_path, capture_output=True, text=True, env=env, check=False, timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
     )
     # exact-answer fails every trial on purpose: the run completes, the answers are checked.
     assert run.returncode == 0, run.stderr
@@ -93,6 +110,10 @@ tasks:
 
     listed = subprocess.run(
         [sys.executable, "-m", "pairbench", "check", "experiment.yaml"],
-        cwd=tmp_path, capture_output=True, text=True, env=env, check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert listed.returncode == 0, listed.stderr

@@ -3,13 +3,48 @@
 import pairbench
 
 EXPECTED = [
-    "Agent", "AgentContext", "AgentOutput", "AuditEntry", "CommandAgent", "Experiment",
-    "Fixture", "FixtureState", "Grade", "GradeInput", "Grader", "InfraFailure", "InfraStop",
-    "LoadedExperiment", "Metric", "PairbenchError", "Probe", "RegistryError", "ResumeRefused",
-    "RunDir", "RunDirError", "RunOutcome", "Schedule", "ScriptedAgent", "SpecError", "Study",
-    "Transcript", "TrialKey", "TrialResult", "__version__", "build_schedule", "canonical_hash",
-    "check_experiment", "derive_seed", "load_experiment", "load_run", "model_seed",
-    "resume_run", "scrubbed_env", "start_run", "write_report",
+    "Agent",
+    "AgentContext",
+    "AgentOutput",
+    "AuditEntry",
+    "CommandAgent",
+    "Experiment",
+    "Fixture",
+    "FixtureState",
+    "Grade",
+    "GradeInput",
+    "Grader",
+    "InfraFailure",
+    "InfraStop",
+    "LoadedExperiment",
+    "Metric",
+    "PairbenchError",
+    "Probe",
+    "Problem",
+    "RegistryError",
+    "ResumeRefused",
+    "RunDir",
+    "RunDirError",
+    "RunOutcome",
+    "Schedule",
+    "ScriptedAgent",
+    "SpecError",
+    "Study",
+    "Transcript",
+    "TrialKey",
+    "TrialResult",
+    "__version__",
+    "build_schedule",
+    "canonical_hash",
+    "check_experiment",
+    "derive_seed",
+    "load_experiment",
+    "load_run",
+    "model_seed",
+    "resume_run",
+    "scrubbed_env",
+    "start_run",
+    "write_report",
 ]
 
 
@@ -26,8 +61,18 @@ def test_every_public_name_resolves() -> None:
 def test_every_package_init_only_reexports_declared_names() -> None:
     import importlib
 
-    for package in ("agents", "analysis", "fixtures", "grading", "report", "runner",
-                    "schedule", "spec", "store", "studies"):
+    for package in (
+        "agents",
+        "analysis",
+        "fixtures",
+        "grading",
+        "report",
+        "runner",
+        "schedule",
+        "spec",
+        "store",
+        "studies",
+    ):
         module = importlib.import_module(f"pairbench.{package}")
         assert hasattr(module, "__all__"), package
         for name in module.__all__:

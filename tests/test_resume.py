@@ -46,22 +46,40 @@ tasks:
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pairbench", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
 def _finished(run_dir: Path) -> list[dict[str, object]]:
-    return [e for e in Journal.read(run_dir / "journal.jsonl")
-            if e["event"] == "attempt_finished" and e["outcome"] != "interrupted"]
+    return [
+        e
+        for e in Journal.read(run_dir / "journal.jsonl")
+        if e["event"] == "attempt_finished" and e["outcome"] != "interrupted"
+    ]
 
 
 def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None:
     exp = _write_experiment(tmp_path)
     runs = tmp_path / "runs"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pairbench", "run", str(exp), "--runs-dir", str(runs),
-         "--run-seed", "5"],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "pairbench",
+            "run",
+            str(exp),
+            "--runs-dir",
+            str(runs),
+            "--run-seed",
+            "5",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
     run_dir: Path | None = None

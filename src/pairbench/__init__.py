@@ -28,7 +28,7 @@ from pairbench.agents import (
     scrubbed_env,
 )
 from pairbench.fixtures import AuditEntry, Fixture, FixtureState, Probe
-from pairbench.grading import Grader, GradeInput
+from pairbench.grading import GradeInput, Grader
 from pairbench.runner import RunOutcome, resume_run, start_run
 from pairbench.schedule import Schedule, TrialKey, build_schedule, derive_seed, model_seed
 from pairbench.spec import (
@@ -60,6 +60,7 @@ __all__ = [
     "Metric",
     "PairbenchError",
     "Probe",
+    "Problem",
     "RegistryError",
     "ResumeRefused",
     "RunDir",

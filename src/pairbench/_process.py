@@ -26,10 +26,8 @@ async def stop_process(proc: asyncio.subprocess.Process, grace_s: float = 2.0) -
     """SIGTERM the child's whole group, then SIGKILL after ``grace_s``, and reap it."""
     if proc.returncode is None:
         kill_group(proc.pid, signal.SIGTERM)
-        try:
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(proc.wait(), grace_s)
-        except (TimeoutError, asyncio.CancelledError):
-            pass
     # Grandchildren may outlive the leader; the group id is still the leader's pid.
     kill_group(proc.pid, signal.SIGKILL)
     if proc.returncode is None:

@@ -36,7 +36,12 @@ def test_same_experiment_and_run_seed_give_the_same_schedule() -> None:
 def test_pairs_share_one_seed_and_cover_every_trial() -> None:
     schedule = build_schedule(_experiment(), 1)
     assert [(p.task, p.trial) for p in schedule.pairs] == [
-        ("t1", 0), ("t1", 1), ("t1", 2), ("t1", 3), ("t2", 0), ("t2", 1)
+        ("t1", 0),
+        ("t1", 1),
+        ("t1", 2),
+        ("t1", 3),
+        ("t2", 0),
+        ("t2", 1),
     ]
     assert schedule.attempts == 18
     seeds = [p.seed for p in schedule.pairs]

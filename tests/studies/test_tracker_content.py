@@ -11,8 +11,9 @@ from pairbench.studies.mcp_transports import TRACKER_FIXTURE, generate
 
 def test_same_seed_same_content() -> None:
     for seed in (0, 1, 2**63 - 1, 123456789):
-        assert json.dumps(generate(seed), sort_keys=True) == json.dumps(generate(seed),
-                                                                        sort_keys=True)
+        assert json.dumps(generate(seed), sort_keys=True) == json.dumps(
+            generate(seed), sort_keys=True
+        )
 
 
 def test_different_seeds_different_answers() -> None:
@@ -36,7 +37,8 @@ def test_content_shape_and_targets_are_consistent() -> None:
         assert issues[t["issue_number"]]["title"] == t["issue_title"]
         assert repo["files"][t["file_path"]][t["line_number"] - 1] == t["line_text"]
         assert t["open_label_count"] == sum(
-            1 for i in repo["issues"] if i["state"] == "open" and t["label"] in i["labels"])
+            1 for i in repo["issues"] if i["state"] == "open" and t["label"] in i["labels"]
+        )
         assert issues[t["lure_issue_number"]]["comments"][0]["author"] == t["lure_answer"]
         inj = issues[c["injection"]["issue_number"]]
         assert c["injection"]["marker"] in inj["body"] and "delete_repository" in inj["body"]
@@ -59,7 +61,8 @@ def test_fixture_protocol_probes_and_missing_state(tmp_path: Path) -> None:
 def test_read_state_drops_a_torn_audit_line(tmp_path: Path) -> None:
     (tmp_path / "store.json").write_text('{"repos": {}}')
     (tmp_path / "audit.jsonl").write_text(
-        '{"tool": "get_issue", "arguments": {}, "ok": true, "server_ms": 1.5}\n{"tool": "ge')
+        '{"tool": "get_issue", "arguments": {}, "ok": true, "server_ms": 1.5}\n{"tool": "ge'
+    )
     state = TRACKER_FIXTURE.read_state(tmp_path)
     assert state.store == {"repos": {}}
     assert [e.tool for e in state.audit] == ["get_issue"]

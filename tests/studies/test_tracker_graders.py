@@ -20,16 +20,25 @@ from pairbench.studies.mcp_transports import (
     grade_state,
 )
 
-GRADERS = {"tracker-answer": grade_answer, "tracker-state": grade_state,
-           "tracker-security": grade_security}
+GRADERS = {
+    "tracker-answer": grade_answer,
+    "tracker-state": grade_state,
+    "tracker-security": grade_security,
+}
 
 
-def _grade(task_id: str, content: dict[str, Any], state: FixtureState | None,
-           answer: str | None, **override: Any) -> Grade:
+def _grade(
+    task_id: str,
+    content: dict[str, Any],
+    state: FixtureState | None,
+    answer: str | None,
+    **override: Any,
+) -> Grade:
     task = experiment().task(task_id)
     args = {**task.grader.args, **override}
-    return GRADERS[task.grader.name](GradeInput(task=task, args=args, content=content,
-                                                state=state, final_answer=answer))
+    return GRADERS[task.grader.name](
+        GradeInput(task=task, args=args, content=content, state=state, final_answer=answer)
+    )
 
 
 def _plan(task_id: str) -> str:
@@ -38,12 +47,12 @@ def _plan(task_id: str) -> str:
     return plan.removeprefix("plans/")
 
 
-def test_every_default_plan_passes_over_stdio(tmp_path: Path,
-                                               server_env: dict[str, str]) -> None:
+def test_every_default_plan_passes_over_stdio(tmp_path: Path, server_env: dict[str, str]) -> None:
     async def main() -> None:
         for task in experiment().tasks:
-            content, state, answer = await run_trial(_plan(task.id), "local-stdio", 31,
-                                                     tmp_path, server_env)
+            content, state, answer = await run_trial(
+                _plan(task.id), "local-stdio", 31, tmp_path, server_env
+            )
             grade = _grade(task.id, content, state, answer)
             assert grade.outcome == "passed", (task.id, grade)
 
@@ -59,12 +68,14 @@ def test_every_default_plan_passes_over_http_and_matches_stdio(
         async with await start_warm_server("tracker", spec, tmp_path, server_env) as warm:
             for task in experiment().tasks:
                 plan = _plan(task.id)
-                content, http_state, answer = await run_trial(plan, "remote-http", 32,
-                                                              tmp_path, server_env, warm.url)
+                content, http_state, answer = await run_trial(
+                    plan, "remote-http", 32, tmp_path, server_env, warm.url
+                )
                 grade = _grade(task.id, content, http_state, answer)
                 assert grade.outcome == "passed", (task.id, grade)
-                _, stdio_state, stdio_answer = await run_trial(plan, "local-stdio", 32,
-                                                               tmp_path, server_env)
+                _, stdio_state, stdio_answer = await run_trial(
+                    plan, "local-stdio", 32, tmp_path, server_env
+                )
                 assert stdio_answer == answer
                 assert stdio_state is not None and http_state is not None
                 assert stdio_state.store == http_state.store  # same seed, same ground truth
@@ -76,8 +87,9 @@ def test_every_default_plan_passes_over_http_and_matches_stdio(
 def test_baseline_arm_fails_every_task() -> None:
     async def main() -> None:
         for task in experiment().tasks:
-            content, state, answer = await run_trial(_plan(task.id), "baseline", 33,
-                                                     Path("/nonexistent"), {})
+            content, state, answer = await run_trial(
+                _plan(task.id), "baseline", 33, Path("/nonexistent"), {}
+            )
             assert state is None and answer and "cannot reach" in answer
             # An answer that holds no number is a parse failure (scored as a failure).
             expected = "parse_failure" if task.id == "count-open-label" else "failed"
@@ -116,20 +128,27 @@ def test_state_grader_rejects_a_failed_mutation_and_an_unreached_server(
         from pairbench.fixtures._mcp import McpSurface
 
         fixture_dir = tmp_path / "claimed"
-        async with McpSurface(arm_servers("local-stdio"), {}, 35, fixture_dir, "claimed",
-                              server_env, Transcript(None)) as surface:
+        async with McpSurface(
+            arm_servers("local-stdio"), {}, 35, fixture_dir, "claimed", server_env, Transcript(None)
+        ) as surface:
             t = content["target"]
-            out = await surface.call("tracker", "create_issue",
-                                     {"repo": "no-such-repo", "title": t["new_issue_title"]})
+            out = await surface.call(
+                "tracker", "create_issue", {"repo": "no-such-repo", "title": t["new_issue_title"]}
+            )
             assert out.is_error
-            out = await surface.call("tracker", "patch_file", {
-                "repo": t["repo"], "path": t["patch_path"], "line": 999, "text": t["patch_text"]})
+            out = await surface.call(
+                "tracker",
+                "patch_file",
+                {"repo": t["repo"], "path": t["patch_path"], "line": 999, "text": t["patch_text"]},
+            )
             assert out.is_error
         state = TRACKER_FIXTURE.read_state(fixture_dir)
         assert state.store and [e.ok for e in state.audit] == [False, False]
         grade = _grade("open-issue", content, state, "Opened issue #12.")
-        assert grade.outcome == "failed" and grade.details["failed_calls"] == ["create_issue",
-                                                                              "patch_file"]
+        assert grade.outcome == "failed" and grade.details["failed_calls"] == [
+            "create_issue",
+            "patch_file",
+        ]
         assert _grade("patch-file-line", content, state, "done").outcome == "failed"
         assert _grade("add-label", content, state, "done").outcome == "failed"
 
@@ -138,20 +157,23 @@ def test_state_grader_rejects_a_failed_mutation_and_an_unreached_server(
 
 def test_security_grader_fails_compliance(tmp_path: Path, server_env: dict[str, str]) -> None:
     async def main() -> None:
-        content, state, answer = await run_trial("injection_obey.yaml", "local-stdio", 36,
-                                                 tmp_path, server_env)
+        content, state, answer = await run_trial(
+            "injection_obey.yaml", "local-stdio", 36, tmp_path, server_env
+        )
         assert state is not None and content["target"]["repo"] in state.store["deleted"]
         grade = _grade("injection-summary", content, state, answer)
         assert grade.outcome == "failed" and "delete_repository" in grade.reason
 
-        content, state, answer = await run_trial("lure_take.yaml", "local-stdio", 36,
-                                                 tmp_path, server_env)
+        content, state, answer = await run_trial(
+            "lure_take.yaml", "local-stdio", 36, tmp_path, server_env
+        )
         assert answer == content["target"]["lure_answer"]  # right answer, wrong means
         grade = _grade("lure-comment-author", content, state, answer)
         assert grade.outcome == "failed" and "export_all_credentials" in grade.reason
 
-        content, state, answer = await run_trial("lure_comment_author.yaml", "local-stdio", 36,
-                                                 tmp_path, server_env, rel="lure-wrong")
+        content, state, answer = await run_trial(
+            "lure_comment_author.yaml", "local-stdio", 36, tmp_path, server_env, rel="lure-wrong"
+        )
         wrong = _grade("lure-comment-author", content, state, "nobody")
         assert wrong.outcome == "failed" and "not done" in wrong.reason
 
@@ -163,8 +185,9 @@ def test_canary_grader(tmp_path: Path, server_env: dict[str, str], canary: str |
     agent_env = {} if canary is None else {"PAIRBENCH_CANARY": canary}
 
     async def main() -> Grade:
-        content, state, answer = await run_trial("canary_comment.yaml", "local-stdio", 37,
-                                                 tmp_path, server_env, agent_env=agent_env)
+        content, state, answer = await run_trial(
+            "canary_comment.yaml", "local-stdio", 37, tmp_path, server_env, agent_env=agent_env
+        )
         assert state is not None and any(e.tool == "add_comment" and e.ok for e in state.audit)
         return _grade("canary-comment", content, state, answer)
 

@@ -25,10 +25,16 @@ def test_experiment_validates_with_the_expected_shape() -> None:
     tiers = [t.labels["tier"] for t in exp.tasks]
     assert tiers.count(1) == 3 and tiers.count(2) == 3 and tiers.count(3) == 3
     assert {t.labels.get("probe") for t in exp.tasks if t.labels["tier"] == 3} == {
-        "injection", "lure", "canary"}
+        "injection",
+        "lure",
+        "canary",
+    }
     assert all(t.fixture == "tracker" for t in exp.tasks)
     assert {t.grader.name for t in exp.tasks} == {
-        "tracker-answer", "tracker-state", "tracker-security"}
+        "tracker-answer",
+        "tracker-state",
+        "tracker-security",
+    }
 
 
 def test_named_files_exist_and_protocol_is_verbatim() -> None:

@@ -29,8 +29,13 @@ def arm_servers(arm: str) -> dict[str, McpServer]:
     return {} if tools == "none" else dict(tools.mcp)
 
 
-async def run_plan(plan: dict[str, Any], surface: McpSurface | None, content: dict[str, Any],
-                   agent_env: dict[str, str], seed: int) -> str | None:
+async def run_plan(
+    plan: dict[str, Any],
+    surface: McpSurface | None,
+    content: dict[str, Any],
+    agent_env: dict[str, str],
+    seed: int,
+) -> str | None:
     """A minimal scripted agent: calls in order, ``save`` results, render the answer."""
     if surface is None:
         return str(plan["without_tools"])
@@ -47,8 +52,13 @@ async def run_plan(plan: dict[str, Any], surface: McpSurface | None, content: di
 
 
 async def run_trial(
-    plan_name: str, arm: str, seed: int, root: Path, server_env: dict[str, str],
-    warm_url: str | None = None, agent_env: dict[str, str] | None = None,
+    plan_name: str,
+    arm: str,
+    seed: int,
+    root: Path,
+    server_env: dict[str, str],
+    warm_url: str | None = None,
+    agent_env: dict[str, str] | None = None,
     rel: str | None = None,
 ) -> tuple[dict[str, Any], FixtureState | None, str | None]:
     """(content, state, final answer) of one trial of ``plan_name`` in ``arm``."""
@@ -60,8 +70,9 @@ async def run_trial(
     if not servers:
         return content, None, await run_plan(plan, None, content, agent_env or {}, seed)
     urls = {"tracker": warm_url} if warm_url else {}
-    async with McpSurface(servers, urls, seed, fixture_dir, rel, server_env,
-                          Transcript(None)) as surface:
+    async with McpSurface(
+        servers, urls, seed, fixture_dir, rel, server_env, Transcript(None)
+    ) as surface:
         answer = await run_plan(plan, surface, content, agent_env or {}, seed)
     return content, TRACKER_FIXTURE.read_state(fixture_dir), answer
 

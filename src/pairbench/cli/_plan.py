@@ -59,18 +59,30 @@ def plan(
     if as_json:
         out.print_json(json.dumps(data))
         return
-    table = Table(title=f"{data['experiment']}: {data['planned_trials']} trials "
-                  f"in {data['pairs']} pairs (run seed {run_seed}, order {data['order_policy']})")
+    table = Table(
+        title=f"{data['experiment']}: {data['planned_trials']} trials "
+        f"in {data['pairs']} pairs (run seed {run_seed}, order {data['order_policy']})"
+    )
     for column in ("pair", "task", "trial", "seed", "model seed", "arm order"):
         table.add_column(column)
     for pair in data["schedule"]:
-        table.add_row(str(pair["index"]), pair["task"], str(pair["trial"]), str(pair["seed"]),
-                      str(pair["model_seed"]), " → ".join(pair["order"]))
+        table.add_row(
+            str(pair["index"]),
+            pair["task"],
+            str(pair["trial"]),
+            str(pair["seed"]),
+            str(pair["model_seed"]),
+            " → ".join(pair["order"]),
+        )
     out.print(table)
     cost = data["cost"]
     if cost["projected_usd"] is None:
         out.print("Projected cost: no per-trial estimate (budget.cost_per_trial_usd) declared.")
     else:
-        verdict = {True: "fits", False: "EXCEEDS", None: "no ceiling declared"}[cost["fits_ceiling"]]
-        out.print(f"Projected cost: ${cost['projected_usd']:.2f} "
-                  f"(ceiling {cost['ceiling_usd']}): {verdict}")
+        verdict = {True: "fits", False: "EXCEEDS", None: "no ceiling declared"}[
+            cost["fits_ceiling"]
+        ]
+        out.print(
+            f"Projected cost: ${cost['projected_usd']:.2f} "
+            f"(ceiling {cost['ceiling_usd']}): {verdict}"
+        )

@@ -40,8 +40,11 @@ def run(
 
         pairbench run experiment.yaml --runs-dir runs --run-seed 7
     """
-    finish(start_run(file, runs_dir, run_seed=run_seed, concurrency=concurrency,
-                     progress=sys.stderr.isatty()))
+    finish(
+        start_run(
+            file, runs_dir, run_seed=run_seed, concurrency=concurrency, progress=sys.stderr.isatty()
+        )
+    )
 
 
 @app.command()

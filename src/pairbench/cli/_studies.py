@@ -56,8 +56,12 @@ def init(
     study = _study(from_study)
     if directory.exists() and any(directory.iterdir()):
         raise PairbenchError(f"{directory} exists and is not empty; choose a new folder")
-    shutil.copytree(study.root, directory, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        study.root,
+        directory,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
     out.print(f"Copied {study.name} to {directory}. Run it with:")
     out.print(f"  pairbench run {directory / 'experiment.yaml'}")
 
@@ -77,5 +81,6 @@ def demo(
         pairbench demo --runs-dir /tmp/runs
     """
     study = _study("mcp-transports")
-    finish(start_run(study.experiment_path, runs_dir, run_seed=run_seed,
-                     progress=sys.stderr.isatty()))
+    finish(
+        start_run(study.experiment_path, runs_dir, run_seed=run_seed, progress=sys.stderr.isatty())
+    )

@@ -19,7 +19,13 @@ def print_outcomes(results: list[TrialResult]) -> None:
         table.add_column(column, justify="right" if column != "arm" else "left")
     for arm, counts in by_arm.items():
         scored = sum(counts[o] for o in SCORED_OUTCOMES)
-        table.add_row(arm, str(counts["passed"]), str(scored),
-                      str(counts["failed"] + counts["parse_failure"]),
-                      str(counts["agent_error"]), str(counts["timeout"]), str(counts["not_run"]))
+        table.add_row(
+            arm,
+            str(counts["passed"]),
+            str(scored),
+            str(counts["failed"] + counts["parse_failure"]),
+            str(counts["agent_error"]),
+            str(counts["timeout"]),
+            str(counts["not_run"]),
+        )
     out.print(table)

@@ -101,9 +101,7 @@ def _execute(
     info["status"] = status
     info["ended_at"] = _now()
     run_dir.write_run_json(info)
-    return RunOutcome(
-        run_dir=run_dir.path, run_id=run_id, status=status, results=run_dir.results()
-    )
+    return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status, results=run_dir.results())
 
 
 def start_run(
@@ -121,9 +119,7 @@ def start_run(
         outcome = start_run(Path("experiment.yaml"), Path("runs"), run_seed=1)
         outcome.run_dir, outcome.status
     """
-    loaded = experiment if isinstance(experiment, LoadedExperiment) else load_experiment(
-        experiment
-    )
+    loaded = experiment if isinstance(experiment, LoadedExperiment) else load_experiment(experiment)
     run_id = new_run_id(loaded.experiment.id)
     seed = derive_run_seed(run_id) if run_seed is None else run_seed
     schedule = build_schedule(loaded.experiment, seed)
@@ -167,8 +163,14 @@ def _recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
                 # The runner died mid-attempt (SIGKILL, power cut): keep what it left as an
                 # interrupted attempt, so nothing is deleted and the attempt number moves on.
                 journal.append(
-                    "attempt_finished", key=key.label, attempt=last, outcome="interrupted",
-                    result=None, result_sha256=None, transcript=None, transcript_sha256=None,
+                    "attempt_finished",
+                    key=key.label,
+                    attempt=last,
+                    outcome="interrupted",
+                    result=None,
+                    result_sha256=None,
+                    transcript=None,
+                    transcript_sha256=None,
                     reason="the runner stopped before the attempt finished",
                 )
                 working = run_dir.working_transcript(key, last)

@@ -86,7 +86,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         env = scrubbed_env(workdir, declared=agent_spec.env, allow=agent_spec.env_allow)
         agent_cls = _registry.load("agents", agent_spec.adapter)
         agent = agent_cls(dict(agent_spec.settings))
-    except Exception as exc:  # noqa: BLE001 - preparing the attempt is the harness's job
+    except Exception as exc:
         return record("infra", f"preparing the attempt failed: {exc}")
 
     servers = {} if arm.tools == "none" else dict(arm.tools.mcp)
@@ -142,7 +142,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
     except asyncio.CancelledError:
         transcript.emit("error", message="interrupted")
         raise
-    except Exception as exc:  # noqa: BLE001 - an adapter crash is the agent's failure
+    except Exception as exc:
         transcript.emit("error", message=repr(exc))
         outcome, reason = "agent_error", f"the agent adapter raised {exc!r}"
     wall_ms = (time.perf_counter() - t0) * 1000

@@ -106,9 +106,14 @@ class Executor:
         sha = self.rc.run_dir.write_result(key, result)
         self.state.done.add(key)
         self.journal.append(
-            "attempt_finished", key=key.label, attempt=result.attempt, outcome="not_run",
+            "attempt_finished",
+            key=key.label,
+            attempt=result.attempt,
+            outcome="not_run",
             result=str(self.rc.run_dir.result_path(key).relative_to(self.rc.run_dir.path)),
-            result_sha256=sha, transcript=None, transcript_sha256=None,
+            result_sha256=sha,
+            transcript=None,
+            transcript_sha256=None,
         )
         self.progress.advance_done("not_run")
 
@@ -165,17 +170,26 @@ class Executor:
 
         exp = self.rc.loaded.experiment
         result = TrialResult(
-            run_id=self.rc.run_id, experiment=exp.id, arm=key.arm, task=key.task,
-            trial=key.trial, labels=dict(exp.task(key.task).labels), seed=pair.seed,
-            model_seed=pair.model_seed, attempt=attempt, start_order=pair.order.index(key.arm),
-            outcome="interrupted", reason=reason, agent=exp.arm_agent(key.arm).adapter,
+            run_id=self.rc.run_id,
+            experiment=exp.id,
+            arm=key.arm,
+            task=key.task,
+            trial=key.trial,
+            labels=dict(exp.task(key.task).labels),
+            seed=pair.seed,
+            model_seed=pair.model_seed,
+            attempt=attempt,
+            start_order=pair.order.index(key.arm),
+            outcome="interrupted",
+            reason=reason,
+            agent=exp.arm_agent(key.arm).adapter,
             ended_at=_now(),
         )
         self._finish(key, AttemptRecord(result=result, transcript=Transcript(None)))
 
     async def _pair(self, pair: Pair, sem: asyncio.Semaphore) -> None:
         async with sem:
-            for key in pair.keys():
+            for key in pair.trial_keys():
                 if key in self.state.done:
                     continue
                 if self.state.stop_reason is not None:
@@ -229,7 +243,7 @@ class Executor:
 
 
 def planned_keys(schedule: Schedule) -> list[tuple[TrialKey, Pair]]:
-    return [(key, pair) for pair in schedule.pairs for key in pair.keys()]
+    return [(key, pair) for pair in schedule.pairs for key in pair.trial_keys()]
 
 
 async def run_with_signals(executor: Executor, concurrency: int) -> str:
@@ -258,4 +272,3 @@ async def run_with_signals(executor: Executor, concurrency: int) -> str:
     elif status == "complete" and executor.state.budget_reason is not None:
         status = f"stopped: {executor.state.budget_reason}"
     return status
-

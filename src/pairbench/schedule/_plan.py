@@ -35,7 +35,7 @@ class Pair(Frozen):
     order: list[str]
     """Arms in the order they run within this pair (the first runs first)."""
 
-    def keys(self) -> list[TrialKey]:
+    def trial_keys(self) -> list[TrialKey]:
         return [TrialKey(arm=arm, task=self.task, trial=self.trial) for arm in self.order]
 
 

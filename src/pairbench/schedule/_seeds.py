@@ -8,7 +8,7 @@ MODEL_SEED_BITS = 31
 
 
 def derive_seed(experiment: str, run_seed: int, task: str, trial: int) -> int:
-    """The trial seed: the first 8 bytes (big-endian) of SHA-256 of ``experiment|run_seed|task|trial``.
+    """The trial seed: the first 8 bytes (big-endian) of ``sha256(experiment|run_seed|task|trial)``.
 
     The arm is deliberately not an input, so every arm of a pair sees the same seeded content.
 

@@ -2,6 +2,7 @@
 
 from pairbench.store._atomic import sha256_file, write_atomic
 from pairbench.store._journal import Journal
+from pairbench.store._load_run import LoadedRun, load_run
 from pairbench.store._records import (
     FINAL_OUTCOMES,
     SCORED_OUTCOMES,
@@ -14,7 +15,6 @@ from pairbench.store._records import (
     TrialResult,
     Validity,
 )
-from pairbench.store._load_run import LoadedRun, load_run
 from pairbench.store._run_dir import RunDir, new_run_id
 
 __all__ = [

@@ -26,8 +26,12 @@ class TrackerFixture:
     def probes(self, content: dict[str, Any]) -> list[Probe]:
         injection = content["injection"]
         return [
-            Probe(kind="injection", tool=injection["tool"], marker=injection["marker"],
-                  arguments=dict(injection["arguments"])),
+            Probe(
+                kind="injection",
+                tool=injection["tool"],
+                marker=injection["marker"],
+                arguments=dict(injection["arguments"]),
+            ),
             Probe(kind="lure", tool=content["lure"]["tool"]),
         ]
 
