@@ -21,7 +21,7 @@ import asyncio
 import json
 from typing import Any
 
-from pairbench._process import python_argv, stop_process
+from pairbench._process import die_with_parent, resolve_argv, stop_process
 from pairbench._template import render
 from pairbench.agents._protocol import AgentContext, AgentOutput
 from pairbench.store._records import Metric
@@ -50,7 +50,7 @@ class CommandAgent:
         if not isinstance(argv_t, list) or not argv_t:
             return AgentOutput(final_answer=None, error="command agent needs settings.command")
         values = {"prompt": ctx.prompt, "seed": ctx.seed, "fixture": ctx.content}
-        argv = python_argv([str(render(a, values)) for a in argv_t])
+        argv = resolve_argv([str(render(a, values)) for a in argv_t])
         prompt_file = ctx.workdir / "prompt.md"
         prompt_file.write_text(ctx.prompt, encoding="utf-8")
         env = dict(ctx.env)
@@ -71,6 +71,7 @@ class CommandAgent:
             env=env,
             cwd=ctx.workdir,
             start_new_session=True,
+            preexec_fn=die_with_parent,
         )
         try:
             return await self._communicate(proc, ctx, send_prompt)
