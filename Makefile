@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CONSTRAINTS := constraints.txt
 
-.PHONY: demo test check lint types install dev clean-venv
+.PHONY: demo test check lint types install dev docs clean-venv
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -35,6 +35,9 @@ check: lint types
 
 test: check
 	$(PY) -m pytest -q
+
+docs: install
+	$(PY) -m pairbench.cli._docs
 
 clean-venv:
 	rm -rf $(VENV)

@@ -25,7 +25,9 @@ def prop(p: Mapping[str, Any], confidence: float = 0.95) -> str:
 def number(x: float | None, unit: str = "", digits: int = 1) -> str:
     if x is None:
         return NA
-    text = f"{x:,.{digits}f}"
+    # Sub-unit values (a server-side tool call takes microseconds) keep 3 significant
+    # digits, so they never print as a misleading 0.0.
+    text = f"{x:.3g}" if 0 < abs(x) < 1 else f"{x:,.{digits}f}"
     return f"{text} {unit}" if unit else text
 
 
