@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,3 +36,18 @@ def task_named(path: Path, task_id: str) -> dict[str, Any]:
         if task["id"] == task_id:
             return dict(task)
     raise KeyError(task_id)
+
+
+def cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m pairbench ARGS`` as a real subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "pairbench", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=env,
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -53,3 +54,10 @@ def no_child_left_behind() -> Iterator[None]:
             with contextlib.suppress(psutil.NoSuchProcess):
                 proc.kill()
         pytest.fail(f"test left {len(alive)} child process(es) running: {described}")
+
+
+@pytest.fixture
+def server_env() -> dict[str, str]:
+    """A scrubbed environment that still lets a child import pairbench from the checkout."""
+    src = Path(__file__).resolve().parents[1] / "src"
+    return {"PYTHONPATH": str(src), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}

@@ -4,26 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
+from _helpers import cli
 from pairbench import TrialResult, load_run
 
 TOOL_TIERS = {"1", "2"}
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pairbench", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +20,7 @@ def demo(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[subprocess.CompletedProcess[str], list[TrialResult], Path]:
     root = tmp_path_factory.mktemp("demo")
-    done = _cli("demo", "--runs-dir", str(root / "runs"), "--run-seed", "1", cwd=root)
+    done = cli("demo", "--runs-dir", str(root / "runs"), "--run-seed", "1", cwd=root)
     run_dir = next((root / "runs").iterdir())
     return done, load_run(run_dir).results, run_dir
 
@@ -122,34 +111,34 @@ def test_run_json_records_the_plan_before_results(demo) -> None:  # type: ignore
 
 
 def test_init_copies_a_study_that_runs_unchanged(tmp_path: Path) -> None:
-    made = _cli("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
+    made = cli("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     assert (tmp_path / "exp" / "experiment.yaml").is_file()
     assert (tmp_path / "exp" / "protocol.md").is_file()
-    checked = _cli("check", "exp/experiment.yaml", cwd=tmp_path)
+    checked = cli("check", "exp/experiment.yaml", cwd=tmp_path)
     assert checked.returncode == 0 and "ok" in checked.stdout
-    again = _cli("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
+    again = cli("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
     assert again.returncode != 0 and "not empty" in again.stderr
-    ran = _cli("run", "exp/experiment.yaml", "--run-seed", "2", cwd=tmp_path)
+    ran = cli("run", "exp/experiment.yaml", "--run-seed", "2", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     run_dir = next((tmp_path / "runs").iterdir())
     assert len(load_run(run_dir).results) == 81
 
 
 def test_studies_lists_the_builtin(tmp_path: Path) -> None:
-    listed = _cli("studies", cwd=tmp_path)
+    listed = cli("studies", cwd=tmp_path)
     assert listed.returncode == 0 and "mcp-transports" in listed.stdout
 
 
 def test_plan_json_shows_seeds_order_and_cost(tmp_path: Path) -> None:
     from pairbench.studies.mcp_transports import STUDY
 
-    shown = _cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path)
+    shown = cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     data = json.loads(shown.stdout)
     assert data["planned_trials"] == 81 and data["pairs"] == 27
     assert data["cost"]["projected_usd"] is None
     again = json.loads(
-        _cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path).stdout
+        cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path).stdout
     )
     assert again["schedule"] == data["schedule"]

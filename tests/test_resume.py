@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from _helpers import cli
 from pairbench.store import Journal, sha256_file
 
 SLOW_AGENT = "import sys, time; sys.stdin.read(); time.sleep(0.4); print('forty-two')"
@@ -41,17 +42,6 @@ tasks:
         encoding="utf-8",
     )
     return path
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pairbench", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def _finished(run_dir: Path) -> list[dict[str, object]]:
@@ -95,7 +85,7 @@ def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None
     before = {str(e["key"]) for e in _finished(run_dir)}
     assert 5 <= len(before) < 24
 
-    done = _cli("resume", str(run_dir), cwd=tmp_path)
+    done = cli("resume", str(run_dir), cwd=tmp_path)
     assert done.returncode == 0, done.stderr + done.stdout
 
     results = sorted((run_dir / "results").rglob("*.json"))
@@ -116,11 +106,11 @@ def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None
 def test_resume_refuses_a_changed_experiment(tmp_path: Path) -> None:
     exp = _write_experiment(tmp_path)
     runs = tmp_path / "runs"
-    first = _cli("run", str(exp), "--runs-dir", str(runs), "--run-seed", "1", cwd=tmp_path)
+    first = cli("run", str(exp), "--runs-dir", str(runs), "--run-seed", "1", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     run_dir = next(runs.glob("slow-*"))
     _write_experiment(tmp_path, version="2")
-    refused = _cli("resume", str(run_dir), cwd=tmp_path)
+    refused = cli("resume", str(run_dir), cwd=tmp_path)
     assert refused.returncode != 0
     assert "changed since the run started" in refused.stderr
     assert "Traceback" not in refused.stderr
@@ -128,5 +118,5 @@ def test_resume_refuses_a_changed_experiment(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", ["missing-dir"])
 def test_resume_of_a_folder_that_is_not_a_run_is_a_clear_error(tmp_path: Path, bad: str) -> None:
-    out = _cli("resume", str(tmp_path / bad), cwd=tmp_path)
+    out = cli("resume", str(tmp_path / bad), cwd=tmp_path)
     assert out.returncode != 0 and "not a pairbench run directory" in out.stderr

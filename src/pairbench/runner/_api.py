@@ -151,7 +151,7 @@ def _recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
                 state.infra[TrialKey.model_validate(_split(key))] += 1
     journal = run_dir.journal()
     try:
-        for key, pair in planned_keys(schedule):
+        for key, _pair in planned_keys(schedule):
             state.attempts[key] = started.get(key.label, 0)
             if run_dir.has_result(key):
                 result = TrialResult.model_validate_json(run_dir.result_path(key).read_bytes())
@@ -178,7 +178,6 @@ def _recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
                     target = run_dir.kept_path("interrupted", key, last, ".jsonl")
                     target.parent.mkdir(parents=True, exist_ok=True)
                     working.replace(target)
-            _ = pair
     finally:
         journal.close()
     return state

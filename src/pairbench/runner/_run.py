@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from pairbench._errors import InfraStop
 from pairbench.agents._env import scrubbed_env
+from pairbench.agents._transcript import Transcript
 from pairbench.fixtures._mcp import FixtureError, WarmServer, start_warm_server
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._context import CANARY_ENV, RunContext
@@ -21,7 +22,7 @@ from pairbench.schedule._plan import Pair, Schedule, TrialKey
 from pairbench.spec._models import McpServer
 from pairbench.store._atomic import sha256_file
 from pairbench.store._journal import Journal
-from pairbench.store._records import TrialResult
+from pairbench.store._records import Outcome, TrialResult
 
 
 @dataclass
@@ -86,9 +87,12 @@ class Executor:
             transcript_sha256=transcript_sha,
         )
 
-    def _not_run(self, key: TrialKey, pair: Pair, reason: str) -> None:
+    def _bare_result(
+        self, key: TrialKey, pair: Pair, attempt: int, outcome: Outcome, reason: str
+    ) -> TrialResult:
+        """A record for an attempt that produced nothing to grade (not run, interrupted)."""
         exp = self.rc.loaded.experiment
-        result = TrialResult(
+        return TrialResult(
             run_id=self.rc.run_id,
             experiment=exp.id,
             arm=key.arm,
@@ -97,12 +101,16 @@ class Executor:
             labels=dict(exp.task(key.task).labels),
             seed=pair.seed,
             model_seed=pair.model_seed,
-            attempt=self.state.attempts[key],
+            attempt=attempt,
             start_order=pair.order.index(key.arm),
-            outcome="not_run",
+            outcome=outcome,
             reason=reason,
             agent=exp.arm_agent(key.arm).adapter,
+            ended_at=_now(),
         )
+
+    def _not_run(self, key: TrialKey, pair: Pair, reason: str) -> None:
+        result = self._bare_result(key, pair, self.state.attempts[key], "not_run", reason)
         sha = self.rc.run_dir.write_result(key, result)
         self.state.done.add(key)
         self.journal.append(
@@ -166,25 +174,7 @@ class Executor:
                 return
 
     def _interrupted(self, key: TrialKey, pair: Pair, attempt: int, reason: str) -> None:
-        from pairbench.agents._transcript import Transcript
-
-        exp = self.rc.loaded.experiment
-        result = TrialResult(
-            run_id=self.rc.run_id,
-            experiment=exp.id,
-            arm=key.arm,
-            task=key.task,
-            trial=key.trial,
-            labels=dict(exp.task(key.task).labels),
-            seed=pair.seed,
-            model_seed=pair.model_seed,
-            attempt=attempt,
-            start_order=pair.order.index(key.arm),
-            outcome="interrupted",
-            reason=reason,
-            agent=exp.arm_agent(key.arm).adapter,
-            ended_at=_now(),
-        )
+        result = self._bare_result(key, pair, attempt, "interrupted", reason)
         self._finish(key, AttemptRecord(result=result, transcript=Transcript(None)))
 
     async def _pair(self, pair: Pair, sem: asyncio.Semaphore) -> None:
