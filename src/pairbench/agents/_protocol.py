@@ -57,6 +57,9 @@ class AgentOutput:
     final_answer: str | None
     error: str | None = None
     turns: Metric = field(default_factory=lambda: Metric.missing("the agent did not report turns"))
+    agent_ms: Metric = field(
+        default_factory=lambda: Metric.missing("the agent did not report its duration")
+    )
     input_tokens: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
     output_tokens: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
     cost_usd: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))

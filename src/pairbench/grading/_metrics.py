@@ -74,6 +74,7 @@ def compute_metrics(
         transport_failures=len(failures),
         transport_failure_kinds=kinds,
         turns=output.turns if output else missing,
+        agent_ms=output.agent_ms if output else missing,
         input_tokens=output.input_tokens if output else missing,
         output_tokens=output.output_tokens if output else missing,
         cost_usd=output.cost_usd if output else missing,

@@ -71,6 +71,8 @@ class Metrics(Frozen):
     transport_failures: int = 0
     transport_failure_kinds: list[str] = Field(default_factory=list)
     turns: Metric
+    agent_ms: Metric = Metric(provenance="missing", reason="the agent did not report its duration")
+    """The agent's own account of its duration (a CLI's ``duration_ms``, a simulated latency)."""
     input_tokens: Metric
     output_tokens: Metric
     cost_usd: Metric
