@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CONSTRAINTS := constraints.txt
 
-.PHONY: demo test check lint types install dev docs clean-venv
+.PHONY: demo test check lint types install dev docs system-deps clean-venv
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -33,7 +33,19 @@ types: dev
 
 check: lint types
 
-test: check
+# System packages the cross-check tests need (R for statistics references). Installed
+# when missing and root; otherwise those tests skip loudly (and fail under CI=true).
+system-deps:
+	@if ! command -v Rscript >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing r-base-core (R cross-checks)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq r-base-core >/dev/null; \
+	  else \
+	    echo "warning: Rscript is missing and this is not root: R cross-checks will skip"; \
+	  fi; \
+	fi
+
+test: check system-deps
 	$(PY) -m pytest -q
 
 docs: install

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pairbench.cli import _check, _plan, _run, _studies  # noqa: F401 - registers commands
+from pairbench.cli import _check, _freeze, _plan, _run, _studies  # noqa: F401 - registers commands
 from pairbench.cli._app import app
 
 

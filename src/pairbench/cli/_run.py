@@ -33,6 +33,15 @@ def run(
     runs_dir: Path = typer.Option(Path("runs"), help="Where run directories go."),
     run_seed: int | None = typer.Option(None, help="Run seed (default: drawn from the run ID)."),
     concurrency: int | None = typer.Option(None, min=1, help="Pairs in flight at once."),
+    case_set: str | None = typer.Option(
+        None, help="calibration or held-out (default: calibration when tasks are held out)."
+    ),
+    accept_harness_change: bool = typer.Option(
+        False, help="Run a held-out set although pairbench changed since the freeze (recorded)."
+    ),
+    new_campaign: bool = typer.Option(
+        False, help="Run a held-out set again under the same lock, as a new campaign."
+    ),
 ) -> None:
     """Start a new run (a new run ID every time) and write its report.
 
@@ -42,7 +51,14 @@ def run(
     """
     finish(
         start_run(
-            file, runs_dir, run_seed=run_seed, concurrency=concurrency, progress=sys.stderr.isatty()
+            file,
+            runs_dir,
+            run_seed=run_seed,
+            concurrency=concurrency,
+            progress=sys.stderr.isatty(),
+            case_set=case_set,
+            accept_harness_change=accept_harness_change,
+            new_campaign=new_campaign,
         )
     )
 

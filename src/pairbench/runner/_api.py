@@ -10,14 +10,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pairbench import _registry
 from pairbench._errors import ResumeRefused, RunDirError
 from pairbench._version import __version__
+from pairbench.freeze._identity import run_identities
 from pairbench.runner._context import RunContext, canary_for
+from pairbench.runner._gate import check_gate
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._run import Executor, RunState, planned_keys, run_with_signals
 from pairbench.schedule._plan import Schedule, TrialKey, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
 from pairbench.spec._load import LoadedExperiment, load_experiment
+from pairbench.store._atomic import write_atomic
 from pairbench.store._records import FINAL_OUTCOMES, TrialResult
 from pairbench.store._run_dir import RunDir, new_run_id
 
@@ -41,6 +45,21 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
+def _any_simulated(loaded: LoadedExperiment) -> bool:
+    """True when any arm's adapter class declares ``simulated = True`` (reports say so)."""
+    exp = loaded.experiment
+    for arm in exp.arms:
+        try:
+            cls = _registry.load("agents", exp.arm_agent(arm).adapter)
+        except Exception:
+            # An adapter that cannot load fails its attempts as infra, with the reason;
+            # run.json is no place to report it.
+            continue
+        if getattr(cls, "simulated", False) is True:
+            return True
+    return False
+
+
 def _run_json(
     loaded: LoadedExperiment, run_id: str, schedule: Schedule, concurrency: int
 ) -> dict[str, Any]:
@@ -56,7 +75,7 @@ def _run_json(
         "comparisons": [list(c) for c in exp.comparisons],
         "tasks": [{"id": t.id, "labels": dict(t.labels)} for t in exp.tasks],
         "agents": {arm: exp.arm_agent(arm).model_dump(mode="json") for arm in exp.arms},
-        "agent_simulated": False,
+        "agent_simulated": _any_simulated(loaded),
         "run_seed": schedule.run_seed,
         "order_policy": schedule.order_policy,
         "concurrency": concurrency,
@@ -111,8 +130,14 @@ def start_run(
     run_seed: int | None = None,
     concurrency: int | None = None,
     progress: bool = False,
+    case_set: str | None = None,
+    accept_harness_change: bool = False,
+    new_campaign: bool = False,
 ) -> RunOutcome:
     """Run an experiment in a new run directory (a new run ID every time).
+
+    ``case_set="held-out"`` runs only under a lock that verifies, once per lock unless
+    ``new_campaign``; a changed pairbench is refused unless ``accept_harness_change``.
 
     **Usage**::
 
@@ -120,12 +145,33 @@ def start_run(
         outcome.run_dir, outcome.status
     """
     loaded = experiment if isinstance(experiment, LoadedExperiment) else load_experiment(experiment)
+    gate = check_gate(
+        loaded,
+        runs_dir,
+        case_set,
+        accept_harness_change=accept_harness_change,
+        new_campaign=new_campaign,
+    )
     run_id = new_run_id(loaded.experiment.id)
     seed = derive_run_seed(run_id) if run_seed is None else run_seed
-    schedule = build_schedule(loaded.experiment, seed)
+    schedule = build_schedule(loaded.experiment, seed, gate.case_set)
     workers = concurrency or loaded.experiment.budget.concurrency
     run_dir = RunDir.create(runs_dir, run_id)
+    lock_bytes = gate.lock.to_bytes()
+    lock_sha = write_atomic(run_dir.path / "lock.json", lock_bytes)
     info = _run_json(loaded, run_id, schedule, workers)
+    info.update(
+        case_set=gate.case_set,
+        campaign=gate.campaign or None,
+        lock_sha256=lock_sha,
+        lock_verified=gate.lock_verified,
+        accepted_harness_change=gate.accepted_harness_change,
+        tasks=[
+            {"id": t.id, "labels": dict(t.labels), "case_set": t.case_set}
+            for t in loaded.experiment.tasks_in(gate.case_set)
+        ],
+    )
+    info["identities"].update(run_identities(loaded))
     info["invocations"].append({"command": "run", "at": _now()})
     # The planned order is on disk before the first attempt starts.
     run_dir.write_run_json(info)

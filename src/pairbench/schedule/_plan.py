@@ -64,8 +64,10 @@ def _order_rng(experiment: str, run_seed: int) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(digest[:8], "big"))
 
 
-def build_schedule(experiment: Experiment, run_seed: int) -> Schedule:
+def build_schedule(experiment: Experiment, run_seed: int, case_set: str | None = None) -> Schedule:
     """Plan every pair: tasks in declared order, trials 0..n-1, arms ordered per policy.
+
+    ``case_set`` keeps only the tasks of that case set (None: every task).
 
     ``alternate``: the declared arm order, rotated by one for each successive pair, so each
     arm leads equally often. ``randomized``: a permutation per pair drawn from a generator
@@ -78,7 +80,7 @@ def build_schedule(experiment: Experiment, run_seed: int) -> Schedule:
     arms = list(experiment.arms)
     rng = _order_rng(experiment.id, run_seed)
     pairs: list[Pair] = []
-    for task in experiment.tasks:
+    for task in experiment.tasks_in(case_set):
         for trial in range(experiment.trials_for(task)):
             index = len(pairs)
             if experiment.order == "alternate":

@@ -52,6 +52,22 @@ def _semantic(
     for where, agent in agents:
         yield from _registered(registry, "agents", (*where, "adapter"), _get(agent, ("adapter",)))
     yield from _named_file(root, ("protocol",), data.get("protocol"))
+    files = data.get("files")
+    for i, rel in enumerate(files if isinstance(files, list) else []):
+        yield from _named_file(root, ("files", i), rel)
+    raw_sources = data.get("sources")
+    sources: dict[str, Any] = raw_sources if isinstance(raw_sources, dict) else {}
+    for name, source in sources.items():
+        yield from _named_dir(root, ("sources", name, "path"), _get(source, ("path",)))
+    for a, arm in (arms or {}).items():
+        wanted = _get(arm, ("source",))
+        if wanted is not None and wanted not in sources:
+            known = ", ".join(sorted(sources)) or "none declared"
+            yield (
+                ("arms", a, "source"),
+                f"names source '{wanted}', which is not in 'sources' (known: {known})",
+                "declare it under 'sources' or fix the name",
+            )
     first_at: dict[Any, int] = {}
     tasks = data.get("tasks")
     for i, task in enumerate(tasks if isinstance(tasks, list) else []):
@@ -116,6 +132,17 @@ def _named_file(root: Path, where: tuple[Part, ...], rel: Any) -> Iterator[Found
     elif not (root / rel).resolve().is_file():
         fix = "create it, or correct the path (relative to the experiment file's folder)"
         yield where, f"file '{rel}' does not exist", fix
+
+
+def _named_dir(root: Path, where: tuple[Part, ...], rel: Any) -> Iterator[Found]:
+    # A source checkout may sit beside the experiment (../runtime), so unlike named files it
+    # may leave the folder; it must still be relative, or no two machines would agree.
+    if not isinstance(rel, str) or not rel:
+        return
+    if Path(rel).is_absolute():
+        yield where, f"'{rel}' is an absolute path", "give the checkout relative to the file"
+    elif not (root / rel).is_dir():
+        yield where, f"folder '{rel}' does not exist", "check out the source there or fix it"
 
 
 class _Checked(NamedTuple):

@@ -76,10 +76,21 @@ class AgentSpec(Frozen):
     """Names of harness environment variables the agent may inherit, beyond the base allow-list."""
 
 
+class Source(Frozen):
+    """A source tree an arm runs (an agent runtime checkout); its identity goes in run.json."""
+
+    path: str
+    """Folder of the checkout, relative to the experiment file."""
+    production_paths: list[str] = Field(default_factory=list)
+    """Paths inside it whose bytes are hashed into the identity (empty: git state only)."""
+
+
 class Arm(Frozen):
     """One condition: what differs between arms is the treatment."""
 
     description: str = ""
+    source: str | None = None
+    """The name of the ``sources`` entry this arm runs, if any."""
     agent: AgentSpec | None = None
     """Overrides the experiment's agent for this arm only."""
     tools: Literal["none"] | Tools = "none"
@@ -108,6 +119,8 @@ class Task(Frozen):
     """Overrides the experiment's trial count for this task."""
     plan: str | None = None
     """Path of the scripted agent's plan for this task (ignored by other agents)."""
+    case_set: Literal["calibration", "held-out"] = "calibration"
+    """``held-out`` tasks run only under a lock that verifies (``run --case-set held-out``)."""
 
 
 class Budget(Frozen):
@@ -141,6 +154,12 @@ class Experiment(Frozen):
     order: Literal["alternate", "randomized"] = "alternate"
     budget: Budget = Field(default_factory=Budget)
     infra: InfraPolicy = Field(default_factory=InfraPolicy)
+    files: list[str] = Field(default_factory=list)
+    """Other files the experiment depends on (datasets, manifests): hashed into the lock."""
+    sources: dict[SafeId, Source] = Field(default_factory=dict)
+    """Source trees the arms run; their git commit, dirty flag and bytes are recorded."""
+    treatment: Literal["arm", "source", "agent", "model", "tools"] = "arm"
+    """What is meant to differ between arms (and between runs ``compare`` accepts)."""
     comparisons: list[tuple[str, str]] = Field(default_factory=list)
     """The arm pairs that get a significance test; other pairs get counts and intervals only."""
     agent: AgentSpec
@@ -157,6 +176,10 @@ class Experiment(Frozen):
             if task.id == task_id:
                 return task
         raise KeyError(task_id)
+
+    def tasks_in(self, case_set: str | None) -> list[Task]:
+        """The tasks of one case set (all tasks when ``case_set`` is None)."""
+        return [t for t in self.tasks if case_set is None or t.case_set == case_set]
 
     def trials_for(self, task: Task) -> int:
         """How many trials ``task`` gets."""

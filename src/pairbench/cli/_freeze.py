@@ -1,0 +1,109 @@
+"""``pairbench freeze``, ``pairbench verify`` and ``pairbench compare``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from pairbench.cli._app import app, err, out, user_errors
+from pairbench.freeze import verify_experiment, verify_run, write_lock
+from pairbench.freeze._compare import compare_runs
+from pairbench.spec import load_experiment
+
+
+@app.command()
+@user_errors
+def freeze(file: Path = typer.Argument(..., help="The experiment.yaml to freeze.")) -> None:
+    """Write experiment.lock.json and protocol_hash.txt beside the experiment.
+
+    The lock holds the canonical hash of the experiment, the SHA-256 of every file it names
+    and of its graders' and fixtures' code, and pairbench's version and source hash. Paths
+    are relative and nothing machine-specific goes in, so two checkouts freeze alike.
+
+    Example:
+
+        pairbench freeze experiment.yaml && git add experiment.lock.json protocol_hash.txt
+    """
+    lock_file, hash_list, lock = write_lock(load_experiment(file))
+    out.print(
+        f"Froze {lock.experiment['id']} {lock.experiment['version']}: "
+        f"{len(lock.files)} files, {len(lock.code)} code packages"
+    )
+    out.print(f"  {lock_file}\n  {hash_list}")
+
+
+@app.command()
+@user_errors
+def verify(
+    target: Path = typer.Argument(..., help="An experiment.yaml, or a run directory."),
+) -> None:
+    """Recompute hashes and list every difference (exit 1 on any).
+
+    On an experiment: against its experiment.lock.json. On a run directory: every result
+    and transcript against the journal's hashes, and the run's lock.
+
+    Example:
+
+        pairbench verify experiment.yaml
+        pairbench verify runs/mcp-transports-20261129T150000Z-1a2b3c
+    """
+    mismatches = verify_run(target) if target.is_dir() else verify_experiment(target)
+    if mismatches:
+        for mismatch in mismatches:
+            err.print(str(mismatch), markup=False, highlight=False)
+        err.print(f"{len(mismatches)} mismatch(es): {target} does not verify.", style="bold red")
+        raise typer.Exit(1)
+    out.print(f"{target}: verified")
+
+
+@app.command()
+@user_errors
+def compare(
+    run_a: Path = typer.Argument(..., help="The first run directory (A)."),
+    run_b: Path = typer.Argument(..., help="The second run directory (B)."),
+    treatment: str | None = typer.Option(
+        None,
+        help="What may differ: arm, source, agent, model or tools (default: the "
+        "experiment's declared treatment).",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+) -> None:
+    """Compare two runs, paired on (arm, task, trial), if only the treatment differs.
+
+    Anything else that differs (experiment, files, harness, packages, models, seeds) makes
+    it an "invalid comparison": each mismatch is listed and the exit code is 1.
+
+    Example:
+
+        pairbench compare runs/A runs/B --treatment source
+    """
+    result = compare_runs(run_a, run_b, treatment)
+    if not result.valid:
+        err.print(
+            f"invalid comparison (treatment: {result.treatment}); these differ too:",
+            style="bold red",
+        )
+        for mismatch in result.mismatches:
+            err.print(f"  {mismatch}", markup=False, highlight=False)
+        raise typer.Exit(1)
+    if as_json:
+        out.print_json(json.dumps({"treatment": result.treatment, "arms": result.arms}))
+        return
+    table = Table(title=f"{run_a.name} (A) vs {run_b.name} (B), treatment: {result.treatment}")
+    for column in ("arm", "pairs", "both", "A only", "B only", "neither", "exact McNemar p"):
+        table.add_column(column)
+    for row in result.arms:
+        p = row.get("mcnemar_exact_p")
+        table.add_row(
+            row["arm"],
+            str(row["pairs"]),
+            str(row["both"]),
+            str(row["a_only"]),
+            str(row["b_only"]),
+            str(row["neither"]),
+            "n/a" if p is None else f"{p:.4f}",
+        )
+    out.print(table)

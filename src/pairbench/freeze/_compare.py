@@ -1,0 +1,119 @@
+"""Comparing two runs: valid only when every frozen identity but the treatment agrees."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pairbench.analysis import mcnemar_exact, paired_counts, wilson
+from pairbench.store._load_run import load_run
+from pairbench.store._records import SCORED_OUTCOMES
+
+TREATMENT_PATHS = {
+    "arm": (),
+    "source": ("identities.sources.",),
+    "agent": ("experiment_model.agent.", "identities.arms.*.agent", "identities.arms.*.settings"),
+    "model": (
+        "experiment_model.agent.settings.model",
+        "identities.arms.*.model",
+        "identities.arms.*.settings.model",
+    ),
+    "tools": ("experiment_model.arms.*.tools", "identities.arms.*.tools"),
+}
+"""Identity paths a treatment is allowed to change (``*`` matches one path part)."""
+
+
+@dataclass(frozen=True)
+class Difference:
+    path: str
+    a: Any
+    b: Any
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.a!r} != {self.b!r}"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The verdict and, when valid, paired counts per arm across the two runs."""
+
+    treatment: str
+    valid: bool
+    mismatches: list[Difference] = field(default_factory=list)
+    arms: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _flatten(item, f"{prefix}{key}.", out)
+    else:
+        out[prefix.rstrip(".")] = value
+
+
+def _matches(path: str, pattern: str) -> bool:
+    parts, wanted = path.split("."), pattern.rstrip(".").split(".")
+    if len(parts) < len(wanted):
+        return False
+    prefix_ok = all(w in ("*", p) for w, p in zip(wanted, parts, strict=False))
+    return prefix_ok and (pattern.endswith(".") or len(parts) >= len(wanted))
+
+
+def _frozen(info: dict[str, Any]) -> dict[str, Any]:
+    """The identities a comparison checks, flattened to dotted paths."""
+    ident = dict(info.get("identities", {}))
+    ident.pop("executable", None)
+    ident.pop("platform", None)  # machine identity: where it ran, not what ran
+    flat: dict[str, Any] = {}
+    _flatten(
+        {
+            "experiment_model": info.get("experiment_model", {}),
+            "identities": ident,
+            "run_seed": info.get("run_seed"),
+            "case_set": info.get("case_set"),
+        },
+        "",
+        flat,
+    )
+    return flat
+
+
+def compare_runs(run_a: Path, run_b: Path, treatment: str | None = None) -> Comparison:
+    """Check the two runs' identities; if only the treatment differs, pair them up.
+
+    Trials pair on (arm, task, trial): the runs must share the run seed so a pair saw the
+    same seeded content.
+    """
+    info_a = json.loads((run_a / "run.json").read_text(encoding="utf-8"))
+    info_b = json.loads((run_b / "run.json").read_text(encoding="utf-8"))
+    chosen = treatment or str(info_a.get("experiment_model", {}).get("treatment", "arm"))
+    allowed = TREATMENT_PATHS.get(chosen, ())
+    fa, fb = _frozen(info_a), _frozen(info_b)
+    mismatches = [
+        Difference(path, fa.get(path), fb.get(path))
+        for path in sorted(fa.keys() | fb.keys())
+        if fa.get(path) != fb.get(path) and not any(_matches(path, p) for p in allowed)
+    ]
+    if mismatches:
+        return Comparison(chosen, False, mismatches)
+    a = {(r.arm, r.task, r.trial): r for r in load_run(run_a).results}
+    b = {(r.arm, r.task, r.trial): r for r in load_run(run_b).results}
+    rows = []
+    for arm in info_a.get("arms", []):
+        keys = sorted(
+            k
+            for k in a.keys() & b.keys()
+            if k[0] == arm and a[k].outcome in SCORED_OUTCOMES and b[k].outcome in SCORED_OUTCOMES
+        )
+        counts = paired_counts(
+            [a[k].outcome == "passed" for k in keys], [b[k].outcome == "passed" for k in keys]
+        )
+        row: dict[str, Any] = {"arm": arm, "pairs": counts.n, **counts._asdict()}
+        if counts.n:
+            row["success_a"] = wilson(counts.both + counts.a_only, counts.n)._asdict()
+            row["success_b"] = wilson(counts.both + counts.b_only, counts.n)._asdict()
+            row["mcnemar_exact_p"] = mcnemar_exact(counts.a_only, counts.b_only)
+        rows.append(row)
+    return Comparison(chosen, True, [], rows)

@@ -1,0 +1,126 @@
+"""The lock: the canonical hash of the experiment and the bytes of everything it names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import Field
+
+from pairbench import _registry
+from pairbench._model import Frozen
+from pairbench._version import __version__
+from pairbench.freeze._hashing import (
+    HASH_LIST_NAME,
+    LOCK_NAME,
+    code_identity,
+    harness_sha256,
+    sha256_path,
+)
+from pairbench.spec._load import LoadedExperiment
+from pairbench.store._atomic import write_atomic
+
+
+class LockedFile(Frozen):
+    """One named file, by its path relative to the experiment file."""
+
+    path: str
+    role: str
+    """protocol, prompt, plan or file (a dataset or manifest)."""
+    sha256: str
+
+
+class LockedCode(Frozen):
+    """The code behind a registered grader or fixture (its module folder's hash)."""
+
+    name: str
+    """``graders:<name>`` or ``fixtures:<name>``."""
+    package: str
+    sha256: str
+
+
+class Harness(Frozen):
+    version: str
+    source_sha256: str
+
+
+class Lock(Frozen):
+    """``experiment.lock.json``: no absolute path, no machine identity, no timestamp."""
+
+    schema_id: str = "pairbench.lock/1"
+    experiment: dict[str, str]
+    canonical_hash: str
+    files: list[LockedFile] = Field(default_factory=list)
+    code: list[LockedCode] = Field(default_factory=list)
+    harness: Harness
+
+    def to_bytes(self) -> bytes:
+        """The lock's canonical file bytes (sorted keys, 2-space indent, final newline)."""
+        return (json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True) + "\n").encode()
+
+    def hash_list(self) -> str:
+        """``protocol_hash.txt``: one ``sha256  path`` line per file, like ``sha256sum``."""
+        lines = [f"{f.sha256}  {f.path}" for f in self.files]
+        lines += [f"{c.sha256}  python:{c.package} ({c.name})" for c in self.code]
+        lines.append(f"{self.canonical_hash}  experiment model (canonical JSON)")
+        lines.append(f"{self.harness.source_sha256}  pairbench {self.harness.version} source")
+        return "\n".join(lines) + "\n"
+
+
+def named_files(loaded: LoadedExperiment) -> list[tuple[str, str]]:
+    """(relative path, role) of every file the experiment names, deduplicated, sorted."""
+    exp = loaded.experiment
+    seen: dict[str, str] = {}
+    if exp.protocol:
+        seen[exp.protocol] = "protocol"
+    for task in exp.tasks:
+        seen.setdefault(task.prompt, "prompt")
+        if task.plan:
+            seen.setdefault(task.plan, "plan")
+    for rel in exp.files:
+        seen.setdefault(rel, "file")
+    return sorted(seen.items())
+
+
+def build_lock(loaded: LoadedExperiment) -> Lock:
+    """Compute the lock of an experiment as it is now on disk."""
+    exp = loaded.experiment
+    files = [
+        LockedFile(path=Path(rel).as_posix(), role=role, sha256=sha256_path(loaded.resolve(rel)))
+        for rel, role in named_files(loaded)
+    ]
+    code: dict[str, LockedCode] = {}
+    for group, names in (
+        ("graders", {t.grader.name for t in exp.tasks}),
+        ("fixtures", {t.fixture for t in exp.tasks if t.fixture}),
+    ):
+        for name in sorted(names):
+            package, digest = code_identity(_registry.load(group, name))  # type: ignore[arg-type]
+            code[f"{group}:{name}"] = LockedCode(
+                name=f"{group}:{name}", package=package, sha256=digest
+            )
+    return Lock(
+        experiment={"id": exp.id, "version": exp.version},
+        canonical_hash=loaded.canonical_hash,
+        files=files,
+        code=list(code.values()),
+        harness=Harness(version=__version__, source_sha256=harness_sha256()),
+    )
+
+
+def lock_path(loaded: LoadedExperiment) -> Path:
+    return loaded.root / LOCK_NAME
+
+
+def read_lock(path: Path) -> Lock:
+    return Lock.model_validate_json(path.read_bytes())
+
+
+def write_lock(loaded: LoadedExperiment) -> tuple[Path, Path, Lock]:
+    """Write ``experiment.lock.json`` and ``protocol_hash.txt`` beside the experiment."""
+    lock = build_lock(loaded)
+    target = lock_path(loaded)
+    write_atomic(target, lock.to_bytes())
+    hash_list = loaded.root / HASH_LIST_NAME
+    write_atomic(hash_list, lock.hash_list().encode())
+    return target, hash_list, lock

@@ -1,0 +1,103 @@
+"""Pre-registration gates before a run starts: case sets, the lock, campaigns."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pairbench._errors import PairbenchError
+from pairbench.freeze._lock import Lock, build_lock
+from pairbench.freeze._verify import verify_experiment
+from pairbench.spec._load import LoadedExperiment
+
+HELD_OUT = "held-out"
+
+
+class RunRefused(PairbenchError):
+    """A run that pre-registration forbids (unverified lock, a second held-out campaign)."""
+
+    exit_code = 3
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What the gate decided: which tasks run, under which lock, with what accepted."""
+
+    case_set: str | None
+    lock: Lock
+    lock_verified: bool
+    accepted_harness_change: dict[str, Any] | None
+    campaign: int
+
+
+def effective_case_set(loaded: LoadedExperiment, asked: str | None) -> str | None:
+    """``asked``, or calibration when some tasks are held out (they never run by default)."""
+    if asked is not None:
+        if not loaded.experiment.tasks_in(asked):
+            raise RunRefused(f"no task is in case set {asked!r}; check the tasks' case_set")
+        return asked
+    held = any(t.case_set == HELD_OUT for t in loaded.experiment.tasks)
+    return "calibration" if held else None
+
+
+def _held_out_campaigns(runs_dir: Path, lock_sha: str) -> list[str]:
+    found = []
+    for info_path in sorted(runs_dir.glob("*/run.json")) if runs_dir.is_dir() else []:
+        try:
+            info = json.loads(info_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if info.get("case_set") == HELD_OUT and info.get("lock_sha256") == lock_sha:
+            found.append(info_path.parent.name)
+    return found
+
+
+def check_gate(
+    loaded: LoadedExperiment,
+    runs_dir: Path,
+    case_set: str | None,
+    *,
+    accept_harness_change: bool = False,
+    new_campaign: bool = False,
+) -> Gate:
+    """Refuse what pre-registration forbids; otherwise say which lock the run is under."""
+    chosen = effective_case_set(loaded, case_set)
+    lock = build_lock(loaded)
+    mismatches = verify_experiment(loaded)
+    if chosen != HELD_OUT:
+        # Calibration runs need no lock; run.json says whether one verified.
+        return Gate(chosen, lock, not mismatches, None, 0)
+    blocking = [m for m in mismatches if m.kind != "harness"]
+    harness = [m for m in mismatches if m.kind == "harness"]
+    if blocking:
+        listed = "\n  ".join(str(m) for m in blocking)
+        raise RunRefused(
+            "refusing a held-out run: the experiment does not match its lock\n  "
+            f"{listed}\nRestore the frozen files, or re-freeze (a new pre-registration)."
+        )
+    accepted = None
+    if harness:
+        if not accept_harness_change:
+            raise RunRefused(
+                f"refusing a held-out run: {harness[0]}\n"
+                "Run with the pairbench that froze it, or pass --accept-harness-change "
+                "(recorded in run.json and shown in every report of the run)."
+            )
+        accepted = {"expected": harness[0].expected, "found": harness[0].found}
+    lock_sha = _lock_sha(loaded)
+    earlier = _held_out_campaigns(runs_dir, lock_sha)
+    if earlier and not new_campaign:
+        raise RunRefused(
+            f"the held-out case set already ran under this lock ({', '.join(earlier)}); a "
+            "held-out set runs once per lock. Pass --new-campaign for a new, separately "
+            "reported campaign."
+        )
+    return Gate(chosen, lock, True, accepted, len(earlier) + 1)
+
+
+def _lock_sha(loaded: LoadedExperiment) -> str:
+    from pairbench.freeze._hashing import LOCK_NAME, sha256_path
+
+    return sha256_path(loaded.root / LOCK_NAME)
