@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from pairbench.agents._transcript import Transcript
-from pairbench.store._records import Metric
+from pairbench.store._records import Metric, Seeding
 
 
 class ToolSession(Protocol):
@@ -47,6 +47,8 @@ class AgentContext:
     """Subprocess agents get the same servers as a Claude-Code-style ``mcpServers`` config."""
     plan: dict[str, Any] | None = None
     """The task's scripted plan, when it has one."""
+    signals: RunSignals = field(default_factory=RunSignals)
+    """Shared by every attempt of the run (see ``RunSignals``)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -64,6 +66,20 @@ class AgentOutput:
     output_tokens: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
     cost_usd: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
     simulated: bool = False
+    seeding: Seeding | None = None
+    """Seed evidence from the request bodies actually sent (None: the adapter has no model)."""
+
+
+class RunSignals:
+    """Facts one run's attempts share. Adapters read and set them; nothing else does.
+
+    ``model_call_succeeded`` turns an authentication or quota rejection from ``infra`` (the
+    provider is not set up: retry once, then stop the run) into an ``agent_error`` (a
+    provider hiccup in the middle of a run that worked).
+    """
+
+    def __init__(self) -> None:
+        self.model_call_succeeded = False
 
 
 @runtime_checkable

@@ -127,6 +127,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         if servers
         else None,
         plan=plan,
+        signals=rc.signals,
     )
     t0 = time.perf_counter()
     output: AgentOutput | None = None
@@ -178,6 +179,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
             probes, _probe_label(task.labels), rc.canaries, final, events, state
         ),
         final_answer=final,
+        seeding=output.seeding if output else None,
     )
 
 

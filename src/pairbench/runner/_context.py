@@ -10,6 +10,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from pairbench import _registry
+from pairbench.agents._protocol import RunSignals
 from pairbench.fixtures._protocol import Fixture
 from pairbench.grading._protocol import Grader
 from pairbench.spec._load import LoadedExperiment
@@ -33,6 +34,7 @@ class RunContext:
     run_id: str
     canaries: list[str]
     warm_urls: dict[str, dict[str, str]] = field(default_factory=dict)
+    signals: RunSignals = field(default_factory=RunSignals)
     """arm -> server -> URL of its warm streamable-HTTP server."""
     _graders: dict[str, Grader] = field(default_factory=dict)
     _fixtures: dict[str, Fixture] = field(default_factory=dict)

@@ -95,6 +95,17 @@ class Security(Frozen):
     """Where a canary was found: final_answer, narration, tool_call_arguments, fixture_writes."""
 
 
+class Seeding(Frozen):
+    """Whether the model seed provably reached every model request of the attempt."""
+
+    status: Literal["seeded", "unseeded", "not_applicable"]
+    """``seeded`` only when every request body actually sent carried ``model_seed``."""
+    model_seed: int | None = None
+    requests: int = 0
+    requests_with_seed: int = 0
+    reason: str = ""
+
+
 class Grade(Frozen):
     """A grader's verdict, judged from ground truth."""
 
@@ -130,4 +141,5 @@ class TrialResult(Frozen):
     validity: Validity | None = None
     security: Security | None = None
     final_answer: str | None = None
+    seeding: Seeding | None = None
     transcript_sha256: str | None = None
