@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CONSTRAINTS := constraints.txt
 
-.PHONY: demo test check lint types install dev docs system-deps clean-venv
+.PHONY: demo test check lint types install dev docs locks system-deps clean-venv
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -47,6 +47,10 @@ system-deps:
 
 test: check system-deps
 	$(PY) -m pytest -q
+
+# Re-freeze the built-in studies' locks (after changing a study or pairbench itself).
+locks: install
+	for f in src/pairbench/studies/*/study/experiment.yaml; do $(VENV)/bin/pairbench freeze $$f; done
 
 docs: install
 	$(PY) -m pairbench.cli._docs

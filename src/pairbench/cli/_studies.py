@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from ruamel.yaml import YAML
 
 from pairbench import _registry
 from pairbench._errors import PairbenchError
@@ -71,16 +72,77 @@ def init(
 def demo(
     runs_dir: Path = typer.Option(Path("runs"), help="Where run directories go."),
     run_seed: int | None = typer.Option(None, help="Run seed (default: drawn from the run ID)."),
+    agent: str = typer.Option(
+        "scripted", help="scripted (default, no network), openai, claude-code or codex."
+    ),
+    base_url: str | None = typer.Option(None, help="openai: the Chat Completions base URL."),
+    model: str | None = typer.Option(None, help="The model (openai: required)."),
+    api_key_env: str = typer.Option(
+        "OPENAI_API_KEY", help="openai: the environment variable holding the key."
+    ),
 ) -> None:
-    """Run the mcp-transports study with the scripted agent on embedded defaults.
+    """Run the mcp-transports study: the scripted agent on embedded defaults, or a real one.
 
-    No network and no keys: a fixture MCP server over real stdio and streamable HTTP.
+    With the default scripted agent: no network and no keys, a fixture MCP server over real
+    stdio and streamable HTTP. With --agent, the same study runs with that agent; the
+    experiment it ran is copied under RUNS_DIR/demo-<agent>/ so the run can be resumed.
 
     Example:
 
         pairbench demo --runs-dir /tmp/runs
+        pairbench demo --agent openai --base-url http://127.0.0.1:8080/v1 --model local
     """
     study = _study("mcp-transports")
-    finish(
-        start_run(study.experiment_path, runs_dir, run_seed=run_seed, progress=sys.stderr.isatty())
-    )
+    experiment = study.experiment_path
+    if agent != "scripted":
+        experiment = _demo_copy(study, runs_dir, agent, base_url, model, api_key_env)
+    finish(start_run(experiment, runs_dir, run_seed=run_seed, progress=sys.stderr.isatty()))
+
+
+def _demo_copy(
+    study: Study,
+    runs_dir: Path,
+    agent: str,
+    base_url: str | None,
+    model: str | None,
+    api_key_env: str,
+) -> Path:
+    settings: dict[str, object] = {}
+    spec: dict[str, object] = {"adapter": agent, "settings": settings}
+    if agent == "openai":
+        if not base_url or not model:
+            raise PairbenchError("--agent openai needs --base-url and --model")
+        settings.update(base_url=base_url, model=model, api_key_env=api_key_env)
+        spec["env_allow"] = [api_key_env]
+    elif agent in {"claude-code", "codex"}:
+        if model:
+            settings["model"] = model
+    else:
+        raise PairbenchError(f"--agent {agent!r}: choose scripted, openai, claude-code or codex")
+    yaml = YAML()
+    data = yaml.load(study.experiment_path.read_text(encoding="utf-8"))
+    data["agent"] = spec
+    # An earlier demo's copy may back a run that can still be resumed: never overwrite it.
+    # Reuse it when it is the same experiment, otherwise take the next free folder.
+    for index in range(1, 1000):
+        target = runs_dir / (f"demo-{agent}" if index == 1 else f"demo-{agent}-{index}")
+        path = target / "experiment.yaml"
+        if target.exists():
+            if yaml_equal(path, data):
+                return path
+            continue
+        shutil.copytree(study.root, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        with path.open("w", encoding="utf-8") as handle:
+            yaml.dump(data, handle)
+        for name in ("experiment.lock.json", "protocol_hash.txt"):
+            (target / name).unlink(missing_ok=True)  # another agent is another protocol
+        return path
+    raise PairbenchError(f"too many demo-{agent} folders in {runs_dir}; remove old ones")
+
+
+def yaml_equal(path: Path, data: object) -> bool:
+    """Whether the YAML file at ``path`` holds ``data``."""
+    try:
+        return bool(YAML(typ="safe").load(path.read_text(encoding="utf-8")) == data)
+    except (OSError, ValueError):
+        return False
