@@ -20,6 +20,18 @@ class ToolSession(Protocol):
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any: ...
 
 
+class RunSignals:
+    """Facts one run's attempts share. Adapters read and set them; nothing else does.
+
+    ``model_call_succeeded`` turns an authentication or quota rejection from ``infra`` (the
+    provider is not set up: retry once, then stop the run) into an ``agent_error`` (a
+    provider hiccup in the middle of a run that worked).
+    """
+
+    def __init__(self) -> None:
+        self.model_call_succeeded = False
+
+
 @dataclass(frozen=True)
 class AgentContext:
     """Everything one attempt gives its agent."""
@@ -68,18 +80,6 @@ class AgentOutput:
     simulated: bool = False
     seeding: Seeding | None = None
     """Seed evidence from the request bodies actually sent (None: the adapter has no model)."""
-
-
-class RunSignals:
-    """Facts one run's attempts share. Adapters read and set them; nothing else does.
-
-    ``model_call_succeeded`` turns an authentication or quota rejection from ``infra`` (the
-    provider is not set up: retry once, then stop the run) into an ``agent_error`` (a
-    provider hiccup in the middle of a run that worked).
-    """
-
-    def __init__(self) -> None:
-        self.model_call_succeeded = False
 
 
 @runtime_checkable
