@@ -36,12 +36,13 @@ check: lint types
 # System packages the cross-check tests need (R for statistics references). Installed
 # when missing and root; otherwise those tests skip loudly (and fail under CI=true).
 system-deps:
-	@if ! command -v Rscript >/dev/null 2>&1; then \
+	@if ! Rscript -e 'library(metafor)' >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing r-base-core (R cross-checks)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq r-base-core >/dev/null; \
+	    echo "installing r-base-core and r-cran-metafor (R cross-checks)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      r-base-core r-cran-metafor >/dev/null; \
 	  else \
-	    echo "warning: Rscript is missing and this is not root: R cross-checks will skip"; \
+	    echo "warning: R or metafor is missing and this is not root: R cross-checks will skip"; \
 	  fi; \
 	fi
 

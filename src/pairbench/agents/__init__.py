@@ -7,9 +7,11 @@ from pairbench.agents._protocol import (
     AgentContext,
     AgentOutput,
     InfraFailure,
+    RunSignals,
     ToolSession,
 )
 from pairbench.agents._scripted import ScriptedAgent
+from pairbench.agents._simulated import SimulatedAgent
 from pairbench.agents._transcript import Transcript
 
 __all__ = [
@@ -19,7 +21,9 @@ __all__ = [
     "AgentOutput",
     "CommandAgent",
     "InfraFailure",
+    "RunSignals",
     "ScriptedAgent",
+    "SimulatedAgent",
     "ToolSession",
     "Transcript",
     "scrubbed_env",

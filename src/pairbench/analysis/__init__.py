@@ -9,6 +9,27 @@
     rate = wilson(sum(a_passed), len(a_passed))
 """
 
+from pairbench.analysis._agreement import (
+    ConfusionMatrix,
+    Repeatability,
+    confusion_matrix,
+    repeatability,
+)
+from pairbench.analysis._bootstrap import (
+    BootstrapInterval,
+    cluster_bootstrap,
+    cluster_bootstrap_paired,
+)
+from pairbench.analysis._censored import (
+    CensoredDifference,
+    CensoredMedian,
+    CensoredMedianDifference,
+    censored_median,
+    censored_paired_differences,
+    paired_median_difference_censored,
+)
+from pairbench.analysis._clustered import ClusteredMean, clustered_standard_error
+from pairbench.analysis._hodges_lehmann import HodgesLehmann, hodges_lehmann
 from pairbench.analysis._mcnemar import mcnemar_exact
 from pairbench.analysis._median import (
     MedianDifference,
@@ -16,17 +37,49 @@ from pairbench.analysis._median import (
     order_statistic_rank,
     paired_median_difference,
 )
+from pairbench.analysis._multiplicity import holm
+from pairbench.analysis._newcombe import (
+    PairedProportionDifference,
+    paired_proportion_difference,
+    phi_correlation,
+)
 from pairbench.analysis._paired import PairedCounts, paired_counts
+from pairbench.analysis._power import PowerRow, mcnemar_power, mcnemar_sample_size, power_table
 from pairbench.analysis._wilson import Proportion, wilson
 
 __all__ = [
+    "BootstrapInterval",
+    "CensoredDifference",
+    "CensoredMedian",
+    "CensoredMedianDifference",
+    "ClusteredMean",
+    "ConfusionMatrix",
+    "HodgesLehmann",
     "MedianDifference",
     "PairedCounts",
+    "PairedProportionDifference",
+    "PowerRow",
     "Proportion",
+    "Repeatability",
+    "censored_median",
+    "censored_paired_differences",
+    "cluster_bootstrap",
+    "cluster_bootstrap_paired",
+    "clustered_standard_error",
+    "confusion_matrix",
+    "hodges_lehmann",
+    "holm",
     "mcnemar_exact",
+    "mcnemar_power",
+    "mcnemar_sample_size",
     "median",
     "order_statistic_rank",
     "paired_counts",
     "paired_median_difference",
+    "paired_median_difference_censored",
+    "paired_proportion_difference",
+    "phi_correlation",
+    "power_table",
+    "repeatability",
     "wilson",
 ]

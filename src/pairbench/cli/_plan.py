@@ -9,12 +9,76 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from pairbench._errors import SpecError
+from pairbench.agents._simulated import expected_discordance
+from pairbench.analysis._power import mcnemar_power, mcnemar_sample_size, power_table
 from pairbench.cli._app import app, out, user_errors
 from pairbench.schedule import build_schedule
-from pairbench.spec import load_experiment
+from pairbench.spec import Experiment, load_experiment
+
+DISCORDANT_SHARES = (0.1, 0.2, 0.3)
+RATIOS = (2.0, 3.0, 4.0)
+ALPHA = 0.05
+TARGET_POWER = 0.8
 
 
-def plan_data(file: Path, run_seed: int) -> dict[str, Any]:
+def _simulated_effect(exp: Experiment, a: str, b: str, pairs: int) -> dict[str, Any] | None:
+    """The effect a simulated agent's declared settings imply for arms ``a`` and ``b``.
+
+    A seeded Monte Carlo with the agent's own draw function (`expected_discordance`):
+    ``None`` unless both arms run the same ``simulated`` agent spec.
+    """
+    spec = exp.arm_agent(a)
+    if spec.adapter != "simulated" or exp.arm_agent(b) != spec:
+        return None
+    tasks = [(t.id, exp.trials_for(t)) for t in exp.tasks]
+    try:
+        found = expected_discordance(spec.settings, a, b, tasks)
+    except LookupError as exc:
+        raise SpecError([str(exc)]) from None
+    ratio = found.ratio
+    effect: dict[str, Any] = {
+        "a_only_share": round(found.a_only, 4),
+        "b_only_share": round(found.b_only, 4),
+        "discordant_share": round(found.discordant, 4),
+        "ratio": None if ratio is None else round(ratio, 4),
+        "draws": found.draws,
+        "pairs_needed": None,
+        "power_at_schedule": None,
+    }
+    if ratio is not None and ratio != 1.0 and found.discordant > 0:
+        effect["pairs_needed"] = mcnemar_sample_size(found.discordant, ratio, ALPHA, TARGET_POWER)
+        power = mcnemar_power(pairs, found.discordant, ratio, ALPHA)
+        effect["power_at_schedule"] = round(power, 4)
+    return effect
+
+
+def power_data(exp: Experiment, pairs: int) -> dict[str, Any]:
+    """Pairs each declared comparison gets, and the pairs a range of effects needs."""
+    table = [
+        {
+            "discordant_share": row.p_discordant,
+            "ratio": row.ratio,
+            "pairs_needed": row.pairs,
+            "power_at_pairs_needed": round(row.exact_power, 4),
+            "power_at_schedule": round(mcnemar_power(pairs, row.p_discordant, row.ratio), 4),
+        }
+        for row in power_table(DISCORDANT_SHARES, RATIOS, ALPHA, TARGET_POWER)
+    ]
+    return {
+        "test": "exact McNemar, two-sided, per comparison (before Holm)",
+        "alpha": ALPHA,
+        "target_power": TARGET_POWER,
+        "schedule_pairs": pairs,
+        "comparisons": [
+            {"arms": [a, b], "pairs": pairs, "simulated": _simulated_effect(exp, a, b, pairs)}
+            for a, b in exp.comparisons
+        ],
+        "table": table,
+    }
+
+
+def plan_data(file: Path, run_seed: int, *, power: bool = False) -> dict[str, Any]:
     loaded = load_experiment(file)
     exp = loaded.experiment
     schedule = build_schedule(exp, run_seed)
@@ -22,7 +86,7 @@ def plan_data(file: Path, run_seed: int) -> dict[str, Any]:
     projected = None if per_trial is None else round(per_trial * schedule.attempts, 6)
     ceiling = exp.budget.cost_ceiling_usd
     fits = None if projected is None or ceiling is None else projected <= ceiling
-    return {
+    data: dict[str, Any] = {
         "experiment": exp.id,
         "run_seed": run_seed,
         "order_policy": exp.order,
@@ -37,6 +101,49 @@ def plan_data(file: Path, run_seed: int) -> dict[str, Any]:
         },
         "schedule": [p.model_dump(mode="json") for p in schedule.pairs],
     }
+    if power:
+        # Every pair runs every arm, so each comparison gets all of the schedule's pairs.
+        data["power"] = power_data(exp, len(schedule.pairs))
+    return data
+
+
+def _print_power(power: dict[str, Any]) -> None:
+    n = power["schedule_pairs"]
+    out.print(
+        f"Power: {power['test']}, alpha {power['alpha']:g}, target {power['target_power']:g}."
+    )
+    if not power["comparisons"]:
+        out.print("No comparisons declared: no arm pair gets a test.")
+    for comp in power["comparisons"]:
+        a, b = comp["arms"]
+        out.print(f"{a} vs {b}: {comp['pairs']} pairs in this schedule.")
+        sim = comp["simulated"]
+        if sim is not None:
+            shown = "unbounded" if sim["ratio"] is None else f"{sim['ratio']:.2f}"
+            needed = "n/a" if sim["pairs_needed"] is None else str(sim["pairs_needed"])
+            reached = sim["power_at_schedule"]
+            out.print(
+                f"  simulated agent implies: discordant share {sim['discordant_share']:.3f} "
+                f"({a} only {sim['a_only_share']:.3f}, {b} only {sim['b_only_share']:.3f}), "
+                f"ratio {shown}"
+            )
+            out.print(
+                f"  pairs needed {needed}; power with {n} pairs "
+                f"{'n/a' if reached is None else f'{reached:.2f}'} "
+                f"(seeded Monte Carlo of {sim['draws']} pairs)"
+            )
+    table = Table(title=f"Pairs needed (power reached with this schedule's {n} pairs)")
+    table.add_column("discordant share")
+    for ratio in RATIOS:
+        table.add_column(f"ratio {ratio:g}")
+    for share in DISCORDANT_SHARES:
+        cells = [
+            f"{r['pairs_needed']} ({r['power_at_schedule']:.2f})"
+            for r in power["table"]
+            if r["discordant_share"] == share
+        ]
+        table.add_row(f"{share:g}", *cells)
+    out.print(table)
 
 
 @app.command()
@@ -45,17 +152,29 @@ def plan(
     file: Path = typer.Argument(..., help="The experiment.yaml to plan."),
     run_seed: int = typer.Option(0, help="Run seed the schedule is shown for."),
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
+    power: bool = typer.Option(
+        False,
+        "--power",
+        help="Also print the pairs each declared comparison gets and a table of pairs needed "
+        "(exact McNemar, alpha 0.05, power 0.8) with the power this schedule reaches.",
+    ),
 ) -> None:
     """Print the schedule (pairs, seeds, arm order), the projected cost and the ceiling check.
 
     `pairbench run` draws a fresh run seed unless given `--run-seed`; pass the same seed here
     to see the seeds that run will use.
 
+    With `--power`: a table of pairs needed by discordant share (pairs where exactly one arm
+    passes: 0.1, 0.2, 0.3) and ratio (the larger discordant count over the smaller: 2, 3, 4),
+    each with the power this schedule's pairs reach. For a `simulated` agent it also gives
+    the discordant share and ratio its declared settings imply (a seeded Monte Carlo with
+    the agent's own draw function over 4000 seeded pairs).
+
     Example:
 
-        pairbench plan experiment.yaml --run-seed 7 --json
+        pairbench plan experiment.yaml --run-seed 7 --power --json
     """
-    data = plan_data(file, run_seed)
+    data = plan_data(file, run_seed, power=power)
     if as_json:
         out.print_json(json.dumps(data))
         return
@@ -86,3 +205,5 @@ def plan(
             f"Projected cost: ${cost['projected_usd']:.2f} "
             f"(ceiling {cost['ceiling_usd']}): {verdict}"
         )
+    if "power" in data:
+        _print_power(data["power"])

@@ -1,0 +1,89 @@
+"""The ``webmcp-vs-pdf`` study: statistics engine, reference answers, scorer and frozen PDF.
+
+**Usage**::
+
+    from pairbench.studies.webmcp_vs_pdf import reference_answer, score_answer
+    reference_answer()["overall"]["estimate"]   # REML pooled estimate, all 19 records
+    score_answer(raw_answer_text).label          # '13/13', '9/13' or 'parse failure'
+"""
+
+from pathlib import Path
+
+from pairbench.studies.webmcp_vs_pdf._dataset import (
+    BASELINE_VERSION,
+    DATASET_PATH,
+    METHODS_PATH,
+    PDF_PATH,
+    PDF_SHA256,
+    PDF_WRITER_VERSION,
+    STUDY_ROOT,
+    Record,
+    load_dataset,
+)
+from pairbench.studies.webmcp_vs_pdf._engine import (
+    EggerTest,
+    EggerVariant,
+    RandomEffectsFit,
+    egger_test,
+    fit_random_effects,
+)
+from pairbench.studies.webmcp_vs_pdf._reference import (
+    EXCLUDED_RECORD,
+    RuleOutcome,
+    fit_dataset,
+    reference_answer,
+    rule_outcome,
+)
+from pairbench.studies.webmcp_vs_pdf._scorer import (
+    EGGER_TOLERANCE,
+    META_TOLERANCE,
+    TOTAL_FIELDS,
+    FieldScore,
+    Score,
+    grade_webmcp_answer,
+    parse_answer,
+    score_answer,
+)
+
+
+def build_pdf(path: Path | str) -> str:
+    """Write the frozen PDF to ``path`` and return its SHA-256 (equal to ``PDF_SHA256``).
+
+    Imports ``_pdf`` (and reportlab) only when called, so that
+    ``python -m pairbench.studies.webmcp_vs_pdf._pdf OUT`` runs that module exactly once.
+    """
+    from pairbench.studies.webmcp_vs_pdf._pdf import build_pdf as build
+
+    return build(path)
+
+
+__all__ = [
+    "BASELINE_VERSION",
+    "DATASET_PATH",
+    "EGGER_TOLERANCE",
+    "EXCLUDED_RECORD",
+    "META_TOLERANCE",
+    "METHODS_PATH",
+    "PDF_PATH",
+    "PDF_SHA256",
+    "PDF_WRITER_VERSION",
+    "STUDY_ROOT",
+    "TOTAL_FIELDS",
+    "EggerTest",
+    "EggerVariant",
+    "FieldScore",
+    "RandomEffectsFit",
+    "Record",
+    "RuleOutcome",
+    "Score",
+    "build_pdf",
+    "egger_test",
+    "fit_dataset",
+    "fit_random_effects",
+    "grade_webmcp_answer",
+    "load_dataset",
+    "parse_answer",
+    "reference_answer",
+    "rule_outcome",
+    "score_answer",
+]
