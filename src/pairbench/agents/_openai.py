@@ -1,0 +1,310 @@
+"""The ``openai`` agent: a tool-calling loop over an OpenAI-compatible Chat Completions API.
+
+Settings (``agent.settings``; see ``OpenAISettings``)::
+
+    agent:
+      adapter: openai
+      env_allow: [OPENAI_API_KEY]          # the key is read from the agent's scrubbed env
+      settings: {base_url: http://127.0.0.1:8080/v1, model: qwen3-8b, temperature: 0,
+                 max_turns: 10, max_output_tokens: 1024, seed: true, stream: false,
+                 request_timeout_s: 120, max_retries: 0,
+                 price_per_1k: {input: 0.0005, output: 0.0015}}
+
+**Tools.** Every tool of the arm's MCP servers (connected with ``ctx.open_tools()`` in this
+task) is offered as a function named ``<server>__<tool>`` (characters outside
+``[A-Za-z0-9_-]`` become ``_``; at most 64); a call is mapped back and executed through the
+surface, so the transcript records ``tool_call``/``tool_result`` and the fixture audits it.
+A call of a name that was not offered, or with arguments that are not a JSON object, is
+answered with an error message to the model and recorded as ``invalid_tool_call`` (nothing
+ran). An arm without tools gets plain completions.
+
+**Loop.** Send the messages; execute every tool call of the reply; append the results;
+repeat until a reply has no tool calls (its text is the final answer) or ``max_turns``
+requests were made (``agent_error`` "max turns reached"; the last reply's calls are not run).
+
+**Per request** a ``model_request`` event: turn, ok, latency_ms, retries (chat requests sent
+beyond the first, from the wire), finish_reason, usage as the server gave it (incl.
+``prompt_tokens_details.cached_tokens``), llama.cpp ``timings`` when present,
+system_fingerprint, model, response_id, and ``seed_sent`` read from the body actually sent.
+
+**Usage** totals are measured from the server's ``usage`` (source ``"<host> usage
+(chat.completions)"``) only when every completed response carried it; otherwise missing
+with the reason (see ``UsageTotals``). Cost is missing (no price table) unless
+``price_per_1k`` is set: then *estimated* (estimator ``price_per_1k setting``).
+
+**Seed evidence.** An httpx event hook reads every chat request body actually sent; the trial
+is ``seeded`` only when each carried ``seed == ctx.model_seed`` (see ``SeedEvidence``).
+
+**Failures.** Unreachable endpoint, authentication (401/403) or quota (402; 429
+``insufficient_quota``) before any model call of the run succeeded raise ``InfraFailure``
+(retried once, then the run stops with the reason). The same after a success, and rate limits
+(429), 5xx, other provider errors and timeouts at any time, are ``agent_error`` with the
+reason. The harness's proxy variables are not read (``trust_env=False``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+import openai
+from openai import AsyncOpenAI
+
+from pairbench.agents._openai_wire import (
+    MalformedReply,
+    OpenAISettings,
+    Reply,
+    SeedEvidence,
+    UsageTotals,
+    complete,
+    describe_failure,
+)
+from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
+from pairbench.store._records import Metric
+
+__all__ = ["OpenAIAgent", "OpenAISettings", "function_tools"]
+
+_BAD_NAME = re.compile(r"[^A-Za-z0-9_-]")
+TURNS_SOURCE = "openai agent loop (completed model requests)"
+
+
+def function_tools(
+    surface: ToolSession | None,
+) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]]]:
+    """The surface's tools as Chat Completions functions, and each function's (server, tool)."""
+    if surface is None:
+        return [], {}
+    functions: list[dict[str, Any]] = []
+    names: dict[str, tuple[str, str]] = {}
+    for server, infos in surface.tools.items():
+        for info in infos:
+            name = _BAD_NAME.sub("_", f"{server}__{info.name}")[:64]
+            if name in names:
+                raise ValueError(
+                    f"tools {names[name]} and {(server, info.name)} both map to {name!r}"
+                )
+            names[name] = (server, str(info.name))
+            schema = dict(info.input_schema or {"type": "object", "properties": {}})
+            fn = {"name": name, "description": info.description or "", "parameters": schema}
+            functions.append({"type": "function", "function": fn})
+    return functions, names
+
+
+class OpenAIAgent:
+    """A Chat Completions tool loop (see the module docstring)."""
+
+    def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
+        self.settings = OpenAISettings.parse(settings or {})
+
+    def request_kwargs(
+        self, ctx: AgentContext, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The keyword arguments of one ``chat.completions.create`` call."""
+        s = self.settings
+        kwargs: dict[str, Any] = {"model": s.model, "messages": messages}
+        kwargs["temperature"] = s.temperature
+        if tools:
+            kwargs["tools"] = tools
+        if s.max_output_tokens is not None:
+            kwargs["max_tokens"] = s.max_output_tokens
+        if s.seed:
+            kwargs["seed"] = ctx.model_seed
+        if s.stream:
+            kwargs.update(stream=True, stream_options={"include_usage": True})
+        return kwargs
+
+    async def run(self, ctx: AgentContext) -> AgentOutput:
+        s = self.settings
+        key_found = bool(ctx.env.get(s.api_key_env))
+        ctx.transcript.emit(
+            "agent_start",
+            agent="openai",
+            arm=ctx.arm,
+            model=s.model,
+            base_url=s.base_url,
+            api_key=f"from {s.api_key_env}" if key_found else "not-needed (variable unset)",
+            stream=s.stream,
+        )
+        if ctx.has_tools and ctx.open_tools is not None:
+            async with ctx.open_tools() as surface:
+                return await self._loop(ctx, surface)
+        ctx.transcript.emit("message", text="No tools are available in this arm.")
+        return await self._loop(ctx, None)
+
+    async def _loop(self, ctx: AgentContext, surface: ToolSession | None) -> AgentOutput:
+        s = self.settings
+        tools, names = function_tools(surface)
+        evidence = SeedEvidence(ctx.model_seed)
+        totals = UsageTotals(f"{urlsplit(s.base_url).hostname} usage (chat.completions)")
+        messages: list[dict[str, Any]] = []
+        if s.system:
+            messages.append({"role": "system", "content": s.system})
+        messages.append({"role": "user", "content": ctx.prompt})
+        final: str | None = None
+        error: str | None = None
+        hooks = {"request": [evidence.on_request]}
+        async with (
+            httpx2.AsyncClient(
+                event_hooks=hooks, timeout=s.request_timeout_s, trust_env=False
+            ) as http,
+            AsyncOpenAI(
+                base_url=s.base_url,
+                api_key=ctx.env.get(s.api_key_env) or "not-needed",
+                timeout=s.request_timeout_s,
+                max_retries=s.max_retries,
+                http_client=http,
+            ) as client,
+        ):
+            for turn in range(1, s.max_turns + 1):
+                reply = await self._request(ctx, client, evidence, turn, messages, tools)
+                if isinstance(reply, str):
+                    error = reply
+                    break
+                totals.add(reply.usage)
+                messages.append(reply.message())
+                if reply.content:
+                    ctx.transcript.emit("message", text=reply.content)
+                if not reply.tool_calls:
+                    final = reply.content or ""
+                    break
+                if turn == s.max_turns:
+                    error = (
+                        f"max turns reached: {s.max_turns} model requests, and the last still "
+                        f"called {', '.join(c['name'] for c in reply.tool_calls)}"
+                    )
+                    break
+                for call in reply.tool_calls:
+                    messages.append(await self._tool(ctx, surface, names, call))
+        return self._output(ctx, final, error, totals, evidence)
+
+    async def _request(
+        self,
+        ctx: AgentContext,
+        client: AsyncOpenAI,
+        evidence: SeedEvidence,
+        turn: int,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+    ) -> Reply | str:
+        """One model call: the reply, or an ``agent_error`` reason; raises ``InfraFailure``."""
+        s = self.settings
+        kwargs = self.request_kwargs(ctx, messages, tools)
+        first = len(evidence.seeds)
+        t0 = time.perf_counter()
+        try:
+            reply = await complete(client, kwargs)
+        except (openai.OpenAIError, httpx2.HTTPError, MalformedReply) as exc:
+            reason, setup = describe_failure(exc, s.base_url, s.request_timeout_s)
+            self._event(ctx, evidence, turn, first, t0, ok=False, error=reason)
+            if setup and not ctx.signals.model_call_succeeded:
+                raise InfraFailure(reason) from exc
+            return reason
+        ctx.signals.model_call_succeeded = True
+        self._event(
+            ctx,
+            evidence,
+            turn,
+            first,
+            t0,
+            ok=True,
+            finish_reason=reply.finish_reason,
+            usage=reply.usage,
+            timings=reply.timings,
+            system_fingerprint=reply.system_fingerprint,
+            model=reply.model,
+            response_id=reply.response_id,
+            first_chunk_ms=reply.first_chunk_ms,
+            tool_calls=len(reply.tool_calls),
+        )
+        return reply
+
+    def _event(
+        self,
+        ctx: AgentContext,
+        evidence: SeedEvidence,
+        turn: int,
+        first: int,
+        t0: float,
+        **fields: Any,
+    ) -> None:
+        sent = evidence.seeds[first:]
+        ctx.transcript.emit(
+            "model_request",
+            turn=turn,
+            latency_ms=round((time.perf_counter() - t0) * 1000, 3),
+            retries=max(0, len(sent) - 1),
+            seed_sent=sent[-1] if sent else None,
+            stream=self.settings.stream,
+            **fields,
+        )
+
+    async def _tool(
+        self,
+        ctx: AgentContext,
+        surface: ToolSession | None,
+        names: dict[str, tuple[str, str]],
+        call: dict[str, str],
+    ) -> dict[str, Any]:
+        """Run one tool call through the surface; the ``tool`` message for the model."""
+        target = names.get(call["name"])
+        try:
+            args = json.loads(call["arguments"] or "{}")
+        except ValueError:
+            args = None
+        if surface is None or target is None or not isinstance(args, dict):
+            why = "was not offered" if target is None else "arguments are not a JSON object"
+            ctx.transcript.emit(
+                "invalid_tool_call",
+                id=call["id"],
+                name=call["name"],
+                arguments=call["arguments"],
+                reason=why,
+            )
+            text = f"Error: tool call {call['name']!r} {why}; nothing was run."
+            return {"role": "tool", "tool_call_id": call["id"], "content": text}
+        outcome = await surface.call(target[0], target[1], args)
+        text = str(getattr(outcome, "text", "") or "")
+        structured = getattr(outcome, "structured", None)
+        if not text and structured is not None:
+            text = json.dumps(structured)
+        if getattr(outcome, "is_error", False):
+            text = f"Error: {text}"
+        return {"role": "tool", "tool_call_id": call["id"], "content": text}
+
+    def _output(
+        self,
+        ctx: AgentContext,
+        final: str | None,
+        error: str | None,
+        totals: UsageTotals,
+        evidence: SeedEvidence,
+    ) -> AgentOutput:
+        n_in, n_out, cost = totals.metrics(self.settings.price_per_1k)
+        ctx.transcript.emit(
+            "usage",
+            input_tokens=n_in.value,
+            output_tokens=n_out.value,
+            cost_usd=cost.value,
+            provenance=n_in.provenance,
+            source=n_in.source,
+            reason=n_in.reason,
+            cost_provenance=cost.provenance,
+        )
+        if error is not None:
+            ctx.transcript.emit("error", message=error)
+        else:
+            ctx.transcript.emit("final", text=final or "")
+        return AgentOutput(
+            final_answer=None if error is not None else final,
+            error=error,
+            turns=Metric.measured(totals.responses, TURNS_SOURCE),
+            input_tokens=n_in,
+            output_tokens=n_out,
+            cost_usd=cost,
+            seeding=evidence.seeding(self.settings.seed),
+        )

@@ -1,0 +1,330 @@
+"""A local Chat Completions server for tests: real HTTP on 127.0.0.1, replies from the request.
+
+Served by ``pairbench.testing.chat_double`` (``start_chat_double``, or ``python -m``)::
+
+    with start_chat_double(script={"rate_limit_on": [3]}) as double:
+        client = AsyncOpenAI(base_url=f"{double.url}/v1", api_key="not-needed")
+        ...
+        double.requests          # every request body received, in arrival order
+        double.usages            # the usage of every response that carried one
+
+Routes: ``POST /v1/chat/completions`` (plain JSON, or SSE when ``stream`` is true, with a
+final ``choices: []`` usage chunk when ``stream_options.include_usage``) and
+``GET /v1/models``.
+
+**The tracker agent.** Replies are decided from the request, never from a fixed list: the
+first user message is matched against the mcp-transports prompts (issue title, open-label
+count, file line, open issue, add label); if a function whose name ends in ``__<tool>`` (or
+is ``<tool>``) is offered, the reply calls it with arguments parsed from the prompt, and once
+the request carries that call's ``tool`` message the answer is read from the JSON in it.
+With no such tool offered it answers "I cannot reach the tracker from here."; an unknown
+prompt gets "I do not know how to answer that." So a broken tool path cannot pass.
+
+**Usage** is a deterministic count of the request (``count_tokens``: words and punctuation):
+``prompt_tokens`` over every message and the offered tools; ``cached_tokens`` the part an
+earlier turn already sent (tools and messages before the last assistant message; 0 on the
+first turn); ``completion_tokens`` over the reply's text and tool calls.
+
+**Errors by request number** (1-based, over every chat request the server received):
+``rate_limit_on`` (429 ``rate_limit_exceeded``), ``quota_on`` (429 ``insufficient_quota``),
+``server_error_on`` (500), ``omit_usage_on`` (a 200 without ``usage``); ``fail_auth``
+answers 401 to everything, ``api_key`` answers 401 unless the bearer token matches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import Field
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from pairbench._model import Frozen
+
+NO_TRACKER = "I cannot reach the tracker from here."
+UNKNOWN = "I do not know how to answer that."
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+class ChatScript(Frozen):
+    """How the double misbehaves (everything else is decided from the request)."""
+
+    rate_limit_on: list[int] = Field(default_factory=list)
+    quota_on: list[int] = Field(default_factory=list)
+    server_error_on: list[int] = Field(default_factory=list)
+    omit_usage_on: list[int] = Field(default_factory=list)
+    fail_auth: bool = False
+    api_key: str | None = None
+    model: str | None = None
+    """The model named in replies (default: the request's ``model``)."""
+    system_fingerprint: str = "fp_pairbench_double"
+    timings: bool = False
+    """Add llama.cpp-style ``timings`` to replies (on the last chunk when streaming)."""
+    delay_s: float = Field(default=0.0, ge=0)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One chat request the double received and what it answered."""
+
+    n: int
+    body: dict[str, Any]
+    status: int
+    usage: dict[str, Any] | None
+
+
+# -- the tracker agent ---------------------------------------------------------------------
+# (prompt pattern with the tool's arguments as named groups, tool, fixed arguments, answer
+# template filled from the tool's JSON result). ``number`` and ``line`` are sent as ints.
+_RULES: list[tuple[re.Pattern[str], str, dict[str, Any], str]] = [
+    (re.compile(r"title of issue #(?P<number>\d+) in the repository (?P<repo>\S+?)\?"),
+     "get_issue", {}, "{title}"),
+    (re.compile(r'many open issues labeled "(?P<label>.+?)" does the repository (?P<repo>\S+) '),
+     "list_issues", {"state": "open"}, "{count}"),
+    (re.compile(r"line (?P<line>\d+) of the file (?P<path>\S+) in the repository (?P<repo>\S+?)\?"),
+     "read_file", {}, "{line_text}"),
+    (re.compile(r"repository (?P<repo>\S+?)\.\s+Title: (?P<title>.*)\nBody: (?P<body>.*)"),
+     "create_issue", {}, "Opened issue #{number}."),
+    (re.compile(r'"(?P<label>.+?)" to issue #(?P<number>\d+) in the repository (?P<repo>\S+?)\.'),
+     "add_label", {}, "done"),
+]  # fmt: skip
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return "" if content is None else str(content)
+
+
+def decide(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
+    """The tracker agent's reply to a request: (content, tool_calls)."""
+    messages = list(body.get("messages") or [])
+    prompt = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
+    offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
+    for pattern, tool, fixed, answer in _RULES:
+        match = pattern.search(prompt)
+        if match is None:
+            continue
+        name = next((n for n in offered if n.split("__")[-1] == tool), None)
+        if name is None:
+            return NO_TRACKER, []
+        called = {
+            str(c.get("id")): str(c.get("function", {}).get("name"))
+            for m in messages
+            if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or []
+        }
+        results = [
+            _text(m.get("content"))
+            for m in messages
+            if m.get("role") == "tool" and called.get(str(m.get("tool_call_id"))) == name
+        ]
+        if not results:
+            args = {
+                k: int(v) if k in ("number", "line") else v.strip()
+                for k, v in match.groupdict().items()
+            }
+            call = {"name": name, "arguments": json.dumps({**args, **fixed})}
+            return None, [{"id": f"call_{len(messages)}", "type": "function", "function": call}]
+        try:
+            return answer.format_map(json.loads(results[-1])), []
+        except (ValueError, KeyError, TypeError):
+            return f"The tracker returned an error: {results[-1][:200]}", []
+    return UNKNOWN, []
+
+
+# -- usage -----------------------------------------------------------------------------------
+def count_tokens(value: Any) -> int:
+    """The double's tokenizer: words and punctuation marks of a value's JSON (or text)."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return len(_TOKEN.findall(text))
+
+
+def usage_for(
+    body: Mapping[str, Any], content: str | None, calls: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Realistic usage for a reply, counted from the request (see the module docstring)."""
+    messages = list(body.get("messages") or [])
+    per_message = [count_tokens(m) for m in messages]
+    tools = count_tokens(body["tools"]) if body.get("tools") else 0
+    prompt = tools + sum(per_message) + 3
+    last_assistant = max(
+        (i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1
+    )
+    cached = tools + sum(per_message[:last_assistant]) if last_assistant >= 0 else 0
+    completion = max(
+        1, count_tokens(content or "") + sum(count_tokens(c["function"]) for c in calls)
+    )
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": cached},
+    }
+
+
+def _timings(usage: Mapping[str, Any]) -> dict[str, Any]:
+    cache_n = int(usage["prompt_tokens_details"]["cached_tokens"])
+    prompt_n, predicted_n = int(usage["prompt_tokens"]) - cache_n, int(usage["completion_tokens"])
+    return {"cache_n": cache_n, "prompt_n": prompt_n, "prompt_ms": prompt_n * 0.5,
+            "prompt_per_token_ms": 0.5, "prompt_per_second": 2000.0, "predicted_n": predicted_n,
+            "predicted_ms": predicted_n * 20.0, "predicted_per_token_ms": 20.0,
+            "predicted_per_second": 50.0}  # fmt: skip
+
+
+# -- the server -------------------------------------------------------------------------------
+def _error(status: int, message: str, kind: str, code: str | None) -> JSONResponse:
+    body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    return JSONResponse(body, status_code=status)
+
+
+@dataclass
+class ChatDouble:
+    """A running double: ``url`` (no ``/v1``), and what it received and answered."""
+
+    script: ChatScript
+    url: str = ""
+    exchanges: list[Exchange] = field(default_factory=list)
+    on_exchange: Callable[[Exchange], None] | None = None
+    """Called (on the server's thread) after each chat request is recorded."""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _received: int = 0
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Every chat request body received, in arrival order."""
+        with self._lock:
+            return [e.body for e in self.exchanges]
+
+    @property
+    def usages(self) -> list[dict[str, Any]]:
+        """The usage of every response that carried one."""
+        with self._lock:
+            return [e.usage for e in self.exchanges if e.usage is not None]
+
+    def _record(self, n: int, body: dict[str, Any], status: int, usage: Any) -> None:
+        exchange = Exchange(n, body, status, usage)
+        with self._lock:
+            self.exchanges.append(exchange)
+        if self.on_exchange is not None:
+            self.on_exchange(exchange)
+
+    def app(self) -> Starlette:
+        return Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+            ]
+        )
+
+    async def _models(self, request: Request) -> Response:
+        name = self.script.model or "double"
+        model = {"id": name, "object": "model", "created": 0, "owned_by": "pairbench"}
+        return JSONResponse({"object": "list", "data": [model]})
+
+    def _refusal(self, request: Request, n: int) -> JSONResponse | None:
+        s = self.script
+        bearer = request.headers.get("authorization", "")
+        if s.fail_auth or (s.api_key is not None and bearer != f"Bearer {s.api_key}"):
+            return _error(
+                401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"
+            )
+        if n in s.quota_on:
+            msg = "You exceeded your current quota, please check your plan and billing details."
+            return _error(429, msg, "insufficient_quota", "insufficient_quota")
+        if n in s.rate_limit_on:
+            msg = "Rate limit reached for requests per min (RPM): limit 3, used 3."
+            return _error(429, msg, "requests", "rate_limit_exceeded")
+        if n in s.server_error_on:
+            return _error(
+                500, "The server had an error while processing your request.", "server_error", None
+            )
+        return None
+
+    async def _chat(self, request: Request) -> Response:
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return _error(400, "The body is not valid JSON.", "invalid_request_error", None)
+        with self._lock:  # numbered on arrival, so concurrent requests never share a number
+            self._received += 1
+            n = self._received
+        refusal = self._refusal(request, n)
+        if refusal is not None:
+            self._record(n, body, refusal.status_code, None)
+            return refusal
+        if self.script.delay_s:
+            await asyncio.sleep(self.script.delay_s)
+        content, calls = decide(body)
+        stream = bool(body.get("stream"))
+        with_usage = n not in self.script.omit_usage_on and (
+            not stream or bool((body.get("stream_options") or {}).get("include_usage"))
+        )
+        usage = usage_for(body, content, calls) if with_usage else None
+        self._record(n, body, 200, usage)
+        head = {
+            "id": f"chatcmpl-double-{n}",
+            "created": int(time.time()),
+            "model": self.script.model or str(body.get("model", "double")),
+            "system_fingerprint": self.script.system_fingerprint,
+        }
+        extra = {"timings": _timings(usage)} if usage and self.script.timings else {}
+        finish = "tool_calls" if calls else "stop"
+        if stream:
+            chunks = _chunks(head, content, calls, finish, usage, extra)
+            return StreamingResponse(iter(chunks), media_type="text/event-stream")
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
+            message["tool_calls"] = calls
+        choice = {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
+        reply = {**head, "object": "chat.completion", "choices": [choice], **extra}
+        if usage is not None:
+            reply["usage"] = usage
+        return JSONResponse(reply)
+
+
+def _chunks(
+    head: dict[str, Any],
+    content: str | None,
+    calls: list[dict[str, Any]],
+    finish: str,
+    usage: dict[str, Any] | None,
+    extra: dict[str, Any],
+) -> list[str]:
+    def chunk(delta: dict[str, Any] | None, finish_reason: str | None = None, **more: Any) -> str:
+        choices = (
+            [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish_reason}]
+        )
+        data = {**head, "object": "chat.completion.chunk", "choices": choices, **more}
+        return f"data: {json.dumps(data)}\n\n"
+
+    out = [chunk({"role": "assistant", "content": ""})]
+    if content:
+        half = len(content) // 2
+        out += [chunk({"content": part}) for part in (content[:half], content[half:]) if part]
+    for i, call in enumerate(calls):
+        fn = call["function"]
+        start = {
+            "index": i,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": fn["name"], "arguments": ""},
+        }
+        out.append(chunk({"tool_calls": [start]}))
+        half = len(fn["arguments"]) // 2
+        for part in (fn["arguments"][:half], fn["arguments"][half:]):
+            out.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": part}}]}))
+    out.append(chunk({}, finish, **({} if usage else extra)))
+    if usage is not None:
+        out.append(chunk(None, usage=usage, **extra))
+    out.append("data: [DONE]\n\n")
+    return out
