@@ -44,6 +44,7 @@ def make_result(
     tier: int | None = None,
     metrics: bool = True,
     run_id: str = "run-1",
+    agent_ms: Metric | None = None,
 ) -> TrialResult:
     """One trial record, with sensible defaults for everything a test does not care about."""
     missing = Metric.missing("scripted agent reports no usage")
@@ -68,6 +69,7 @@ def make_result(
             input_tokens=tokens or missing,
             output_tokens=tokens or missing,
             cost_usd=cost or missing,
+            agent_ms=agent_ms or Metric.missing("the agent did not report its duration"),
         )
     graded = outcome in ("passed", "failed", "parse_failure")
     return TrialResult(
@@ -187,3 +189,61 @@ def make_scenario(seed: int = 20261129) -> tuple[list[TrialResult], list[TrialRe
         )
     ]
     return results, infra
+
+
+PLANTED_ARMS = ["control", "treatment", "other"]
+PLANTED_P = {"control": 0.35, "treatment": 0.8, "other": 0.5}
+
+
+def make_planted(
+    *, tasks: int = 5, trials: int = 6, seed: int = 11, timeout_arm: str | None = None
+) -> list[TrialResult]:
+    """A planted effect: treatment passes far more often than control, on the same trials.
+
+    A latent draw shared by the arms of a pair gives positive within-pair correlation.
+    Wall time, agent_ms and tokens are measured; ``timeout_arm`` times out on every trial
+    it fails (its durations are then censored at the trial timeout).
+    """
+    rng = np.random.default_rng(seed)
+    base = {"control": 1500.0, "treatment": 1000.0, "other": 1200.0}
+    out: list[TrialResult] = []
+    for t in range(tasks):
+        for i in range(trials):
+            shared = rng.random()
+            for pos, arm in enumerate(PLANTED_ARMS):
+                latent = 0.7 * shared + 0.3 * rng.random()
+                passed = latent < PLANTED_P[arm]
+                outcome = "passed" if passed else "failed"
+                wall = float(base[arm] * np.exp(rng.normal(0, 0.3)))
+                if arm == timeout_arm and not passed:
+                    outcome, wall = "timeout", 60000.0
+                tokens = Metric.measured(float(rng.integers(500, 3000)), "provider usage")
+                out.append(
+                    make_result(
+                        arm,
+                        f"task-{t}",
+                        i,
+                        outcome,
+                        wall=wall,
+                        calls=tuple(rng.uniform(50, 150, size=2).round(1)),
+                        start_order=pos,
+                        tokens=tokens,
+                        agent_ms=Metric.measured(wall * 0.9, "agent"),
+                    )
+                )
+    return out
+
+
+def make_planted_run(**overrides: Any) -> dict[str, Any]:
+    """run.json for `make_planted`: one declared comparison, a 60 s trial timeout."""
+    run = make_run(
+        arms=list(PLANTED_ARMS),
+        comparisons=[["control", "treatment"]],
+        tasks=[{"id": f"task-{t}", "labels": {}} for t in range(5)],
+        schedule=[],
+        planned_trials=90,
+        run_seed=424242,
+        policies={"budget": {"trial_timeout_s": 60}},
+    )
+    run.update(overrides)
+    return run

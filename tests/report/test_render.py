@@ -47,8 +47,9 @@ def test_agent_text_is_escaped_in_html(scenario: RunScenario) -> None:
 def test_agent_text_is_escaped_in_markdown(scenario: RunScenario) -> None:
     run, results, infra = scenario
     md = render_markdown(build_summary(run, results, infra))
-    assert XSS not in md
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md
+    assert XSS not in md and "<script" not in md
+    # "<" and "&" are escaped: no tag or entity can open; ">" alone is harmless text.
+    assert "&lt;script>alert(1)&lt;/script>" in md
 
 
 def test_pipe_in_agent_text_does_not_break_markdown_table(make) -> None:  # type: ignore[no-untyped-def]
@@ -76,9 +77,15 @@ def test_html_is_self_contained(scenario: RunScenario) -> None:
 def test_p_value_only_for_declared_comparison(scenario: RunScenario, render) -> None:  # type: ignore[no-untyped-def]
     run, results, infra = scenario
     text = render(build_summary(run, results, infra))
-    assert len(re.findall(r"p (=|&lt;|<) 0\.\d+", text)) == 1
-    assert text.count("not declared: no test") == 2
-    assert "p = 0.0156" in text  # 7 vs 0 discordant: 2 * 0.5**7
+    # One declared comparison, shown in the success table and, since an attempt was
+    # replaced, with and without replacements: three p values, all the same.
+    assert re.findall(r"p (?:=|&lt;|<) 0\.\d+", text) == ["p = 0.0156"] * 3  # 2 * 0.5**7
+    for line in text.splitlines():
+        if "baseline vs" in line:  # the undeclared pairs' rows and notes
+            assert not re.search(r"p (=|&lt;|<) ?0\.\d", line)
+    # Two undeclared pairs: once each in the success table, twice (with, without) in the
+    # replacements table.
+    assert text.count("not declared: no test") == 6
 
 
 @pytest.mark.parametrize("render", [render_markdown, render_html])
@@ -94,8 +101,12 @@ def test_success_k_n_and_wilson_numbers(scenario: RunScenario, render) -> None: 
 def test_sections_and_denominators(scenario: RunScenario) -> None:
     run, results, infra = scenario
     md = render_markdown(build_summary(run, results, infra))
-    for title in ("Outcomes by arm", "Arm pairs", "Success by task", "Success by tier",
-                  "Crossover and order", "Transport", "Security", "Cost"):  # fmt: skip
+    for title in ("Outcomes by arm", "Arm pairs: success", "Success by task", "Success by tier",
+                  "Crossover and order", "Transport", "Security", "Cost",
+                  "With and without replaced attempts",
+                  "Arm pairs: latency, tokens, cost (all assigned trials)",
+                  "Arm pairs: latency, tokens, cost (conditional: pairs both arms passed)",
+                  ):  # fmt: skip
         assert f"## {title}" in md
     assert "1 of 36 planned trials not run." in md
     assert "1 of 35 scored trials ended in agent_error." in md

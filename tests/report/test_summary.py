@@ -1,6 +1,9 @@
 import json
+import math
+import re
 import statistics
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from scipy.stats import binomtest
@@ -20,8 +23,8 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
     assert json.loads(summary_json(s)) == s
     assert list(s) == [
         "schema_id", "confidence", "run", "empty", "trials", "not_run", "planned_trials",
-        "kept_attempts", "arms", "pairs", "tasks", "tiers", "crossover", "transport", "security",
-        "cost", "attention",
+        "kept_attempts", "replaced_attempts", "arms", "pairs", "tasks", "tiers", "crossover",
+        "transport", "security", "cost", "attention",
     ]  # fmt: skip
 
 
@@ -78,13 +81,13 @@ def test_mcnemar_only_for_declared_pairs(scenario: RunScenario) -> None:
             ]
             a_only = sum(a[k] == "passed" and b[k] != "passed" for k in matched)
             b_only = sum(b[k] == "passed" and a[k] != "passed" for k in matched)
-            assert (p["counts"]["a_only"], p["counts"]["b_only"]) == (a_only, b_only)
-            assert p["matched"] == len(matched) == 12  # agent_error and timeout are scored
+            assert (p["a_only"], p["b_only"]) == (a_only, b_only)
+            assert p["pairs"] == len(matched) == 12  # agent_error and timeout are scored
             expected = binomtest(min(a_only, b_only), a_only + b_only, 0.5).pvalue
-            assert p["mcnemar_p"] == pytest.approx(expected, rel=1e-12)
+            assert p["mcnemar_exact_p"] == pytest.approx(expected, rel=1e-12)
         else:
             assert p["declared"] is False
-            assert p["mcnemar_p"] is None
+            assert p["mcnemar_exact_p"] is None and p["mcnemar_holm_p"] is None
             assert p["test"] == "not declared: no test"
 
 
@@ -102,16 +105,24 @@ def test_wall_time_difference_matches_independent_median(scenario: RunScenario) 
     p = next(x for x in s["pairs"] if (x["a"], x["b"]) == ("local-stdio", "remote-http"))
     a = {(r.task, r.trial): r for r in results if r.arm == "local-stdio"}
     b = {(r.task, r.trial): r for r in results if r.arm == "remote-http"}
+    keys = [k for k in a if k in b]
     diffs = [
         a[k].metrics.wall_ms.value - b[k].metrics.wall_ms.value  # type: ignore[union-attr,operator]
-        for k in a
-        if k in b and "timeout" not in (a[k].outcome, b[k].outcome)
+        for k in keys
     ]
-    wall = p["wall_ms"]
-    assert wall["n_censored"] == 1 and wall["n_used"] == len(diffs) == 11
+    # run.json here has no trial timeout: the timed-out trial (B) keeps its recorded wall
+    # time as a lower bound, so its difference is an upper bound and could be -infinity.
+    lowest = [
+        -math.inf if b[k].outcome == "timeout" else d for k, d in zip(keys, diffs, strict=True)
+    ]
+    wall = p["metrics"]["wall_ms"]["median_paired_difference"]
+    assert wall["n"] == len(diffs) == 12
     assert wall["estimate"] == pytest.approx(statistics.median(diffs))
-    assert "excluded" in wall["censoring"]
-    assert wall["low"] is not None and wall["low"] <= wall["estimate"] <= wall["high"]
+    c = wall["censored"]
+    assert (c["pairs"], c["a_only"], c["b_only"], c["both"]) == (1, 0, 1, 0)
+    assert c["median_low"] == pytest.approx(statistics.median(lowest))
+    assert c["median_could_move"] is (statistics.median(lowest) != statistics.median(diffs))
+    assert wall["ci95"][0] is not None and wall["ci95"][0] <= wall["estimate"] <= wall["ci95"][1]
 
 
 def test_tasks_tiers_crossover_order(scenario: RunScenario) -> None:
@@ -214,3 +225,32 @@ def test_only_not_run_records_is_empty(make) -> None:  # type: ignore[no-untyped
     results = [make("baseline", "read-title", 0, "not_run", metrics=False, reason="run stopped")]
     s = build_summary(make_run(), results, [])
     assert s["empty"] is True and s["trials"] == 0 and s["not_run"] == 1
+
+
+MAPS = {"arms", "outcomes", "reasons", "passed", "scored", "transport_failure_kinds", "labels"}
+"""Keys whose object is keyed by data (arm, outcome, reason...), not by schema names."""
+
+
+def _keys(value: object, out: set[str]) -> set[str]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out.add(k)
+            if k in MAPS and isinstance(v, dict):
+                for inner in v.values():
+                    _keys(inner, out)
+            else:
+                _keys(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _keys(v, out)
+    return out
+
+
+def test_every_summary_key_is_documented() -> None:
+    from _report_builders import make_planted, make_planted_run
+
+    schema = (Path(__file__).parents[2] / "src/pairbench/report/SUMMARY_SCHEMA.md").read_text()
+    documented = set(re.findall(r"`([a-z_0-9]+)`", schema))
+    results = make_planted(timeout_arm="control")
+    keys = _keys(build_summary(make_planted_run(), results, []), set())
+    assert keys - documented == set()

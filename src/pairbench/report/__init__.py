@@ -1,7 +1,9 @@
 """Reports of a run: ``summary.json`` (machine-readable), ``report.md`` and ``report.html``.
 
-The report computes no statistics itself; it counts records and calls
-``pairbench.analysis``. The summary's schema is documented in ``SUMMARY_SCHEMA.md``.
+The report counts records and calls ``pairbench.analysis`` for every statistic; its one
+piece of arithmetic is the conservative interval of a censored median difference, built
+from ``order_statistic_rank``. Bootstrap seeds derive from the run seed, so a run always
+reports the same numbers. The summary's schema is documented in ``SUMMARY_SCHEMA.md``.
 
 **Usage**::
 

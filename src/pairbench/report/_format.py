@@ -32,7 +32,8 @@ def number(x: float | None, unit: str = "", digits: int = 1) -> str:
 
 
 def signed(x: float, digits: int = 1) -> str:
-    return f"{x:+,.{digits}f}"
+    # As in `number`: a sub-unit value keeps 3 significant digits instead of "+0.0".
+    return f"{x:+.3g}" if 0 < abs(x) < 1 else f"{x:+,.{digits}f}"
 
 
 def p_value(p: float | None) -> str:
@@ -41,23 +42,60 @@ def p_value(p: float | None) -> str:
     return "p < 0.0001" if p < 0.0001 else f"p = {p:.4f}"
 
 
-def median_diff(d: Mapping[str, Any], unit: str = "ms") -> str:
-    """``+12.0 ms (95% CI -3.0 to +20.0; 15 pairs)`` with censoring and missing counts."""
-    extras = []
-    if d["n_censored"]:
-        extras.append(f"{d['n_censored']} censored excluded")
-    if d["n_missing"]:
-        extras.append(f"{d['n_missing']} missing")
-    tail = "".join(f"; {e}" for e in extras)
+def _pp(x: float) -> str:
+    return f"{signed(100.0 * x)} pp"
+
+
+def difference_pp(d: Mapping[str, Any]) -> str:
+    """``+20.0 pp (95% CI +5.7 to +34.0 pp)``; ``n/a`` with no pairs."""
     if d["estimate"] is None:
-        return f"{NA} (0 usable pairs{tail})"
-    head = f"{signed(d['estimate'])} {unit}"
-    if d["low"] is None:
-        return f"{head} (no interval: too few pairs; {d['n_used']} pairs{tail})"
-    return (
-        f"{head} ({d['confidence']:.0%} CI {signed(d['low'])} to {signed(d['high'])}; "
-        f"{d['n_used']} pairs{tail})"
-    )
+        return NA
+    if d["ci95"] is None:
+        return _pp(d["estimate"])
+    low, high = d["ci95"]
+    return f"{_pp(d['estimate'])} (95% CI {_pp(low)} to {_pp(high)})"
+
+
+def clustered_pp(c: Mapping[str, Any] | None) -> str:
+    """The task-clustered interval, or why there is none."""
+    if c is None:
+        return "n/a: one trial per task"
+    if c["ci95"] is None:
+        return f"n/a: {c['method'].removeprefix('not computed: ')}"
+    low, high = c["ci95"]
+    return f"95% CI {_pp(low)} to {_pp(high)} ({c['tasks']} tasks, {c['reps']:,} reps)"
+
+
+def counts(c: Mapping[str, Any]) -> str:
+    """``12: 5 / 4 / 1 / 2`` (pairs: both / only A / only B / neither)."""
+    return f"{c['pairs']}: {c['both']} / {c['a_only']} / {c['b_only']} / {c['neither']}"
+
+
+def bound(x: float) -> str:
+    """A censoring limit as written: ``60000``, not ``60,000.0``."""
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def censored_median(m: Mapping[str, Any], unit: str, digits: int = 1) -> str:
+    """``1,234.5 ms``; ``> 60000 ms`` when censoring reaches the median; ``n/a`` with none."""
+    if m["censored"]:
+        sign = ">" if m["relation"] == ">" else "≥"
+        return f"{sign} {bound(m['bound'])} {unit}"
+    return number(m["estimate"], unit, digits)
+
+
+def median_difference(d: Mapping[str, Any], unit: str, digits: int = 1) -> str:
+    """``-264.5 ms (95% CI -421.4 to -222.6)``; an unbounded end reads "unbounded"."""
+    if d["estimate"] is None:
+        return NA
+    head = f"{signed(d['estimate'], digits)} {unit}"
+    low, high = d["ci95"] or (None, None)
+    if low is None and high is None:
+        # Order statistics give no 95% interval below 6 pairs; censoring can unbound both ends.
+        return f"{head} ({'95% CI unbounded' if d['censored'] else 'no interval: too few pairs'})"
+    lo = "unbounded" if low is None else signed(low, digits)
+    hi = "unbounded" if high is None else signed(high, digits)
+    return f"{head} (95% CI {lo} to {hi})"
 
 
 def median_n(m: Mapping[str, Any], unit: str, count: str) -> str:

@@ -11,15 +11,21 @@ from pairbench.report._view import NO_RUNS, SIMULATED, build_view
 
 def _text(value: str) -> str:
     # Agent text is untrusted: markdown viewers render inline HTML, and a stray "|" or
-    # newline would break the table. Escape HTML's three specials and table syntax.
+    # newline would break the table. Escape "&" and "<" (no tag or entity can start
+    # without them) and table syntax. ">" stays as written, so a censored median reads
+    # "> 60000 ms"; `_paragraph` keeps a leading one from opening a blockquote.
     return (
         value.replace("&", "&amp;")
         .replace("<", "&lt;")
-        .replace(">", "&gt;")
         .replace("|", "\\|")
         .replace("\r", " ")
         .replace("\n", " ")
     )
+
+
+def _paragraph(value: str) -> str:
+    text = _text(value)
+    return "\\" + text if text.startswith(">") else text
 
 
 def _table(t: Table) -> list[str]:
@@ -48,6 +54,6 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     for section in view.sections:
         lines += [f"## {_text(section.title)}", ""]
         for block in section.blocks:
-            lines += _table(block) if isinstance(block, Table) else [_text(block)]
+            lines += _table(block) if isinstance(block, Table) else [_paragraph(block)]
             lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

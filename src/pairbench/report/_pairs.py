@@ -1,57 +1,18 @@
-"""Per pair of arms: matched 2x2 counts, success difference, latency differences, McNemar."""
+"""Per pair of arms: paired success (both ways: with and without replacements) and metrics."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pairbench.analysis import mcnemar_exact, median, paired_counts, paired_median_difference
-from pairbench.report._common import CONFIDENCE, Key, proportion, sort_keys
+from pairbench.report._common import NOT_DECLARED, Key, bootstrap_seed, sort_keys, timeout_ms
+from pairbench.report._paired_metrics import metric_comparisons
+from pairbench.report._paired_success import apply_holm, success_comparison
+from pairbench.report._replacements import Passed
 from pairbench.store._records import TrialResult
 
-NOT_DECLARED = "not declared: no test"
 MCNEMAR = "exact McNemar (two-sided binomial test on discordant pairs), declared before the run"
-
-
-def wall_ms(r: TrialResult) -> float | None:
-    """Measured wall time; None when missing (or only estimated: never mixed with measured)."""
-    m = r.metrics.wall_ms if r.metrics else None
-    if m is None or m.provenance != "measured" or m.value is None:
-        return None
-    return m.value
-
-
-def tool_client_median_ms(r: TrialResult) -> float | None:
-    """The trial's median client-side tool-call latency; None with no timed call."""
-    if r.metrics is None:
-        return None
-    values = [c.client_ms for c in r.metrics.tool_calls if c.client_ms is not None]
-    return median(values) if values else None
-
-
-def _difference(
-    keys: Sequence[Key],
-    a: Mapping[Key, TrialResult],
-    b: Mapping[Key, TrialResult],
-    value: Callable[[TrialResult], float | None],
-) -> dict[str, Any]:
-    xs: list[float] = []
-    ys: list[float] = []
-    ca: list[bool] = []
-    cb: list[bool] = []
-    missing = 0
-    for k in keys:
-        x, y = value(a[k]), value(b[k])
-        if x is None or y is None:
-            missing += 1
-            continue
-        xs.append(x)
-        ys.append(y)
-        # A timeout stops the clock early: the true value is only a lower bound.
-        ca.append(a[k].outcome == "timeout")
-        cb.append(b[k].outcome == "timeout")
-    res = paired_median_difference(xs, ys, CONFIDENCE, censored_a=ca, censored_b=cb)
-    return {**res._asdict(), "n_missing": missing}
+CONDITIONAL = "pairs both arms passed"
 
 
 def _declared(a: str, b: str, comparisons: Sequence[Sequence[str]]) -> bool:
@@ -59,38 +20,56 @@ def _declared(a: str, b: str, comparisons: Sequence[Sequence[str]]) -> bool:
 
 
 def pair_summaries(
+    run: Mapping[str, Any],
     arms: Sequence[str],
     tasks: Sequence[str],
     scored: Mapping[str, Mapping[Key, TrialResult]],
-    comparisons: Sequence[Sequence[str]],
+    passed_with: Passed,
+    passed_without: Passed,
 ) -> list[dict[str, Any]]:
-    """Every unordered pair of arms, in declared arm order (A is the earlier arm)."""
+    """Every unordered pair of arms, in declared arm order (A is the earlier arm).
+
+    ``scored`` holds each arm's scored final results; ``passed_with`` and
+    ``passed_without`` their pass/fail with and without replaced attempts. Declared
+    comparisons get an exact McNemar p, Holm-adjusted over the declared ones within each
+    family (with, without); undeclared ones get none.
+    """
+    comparisons = run.get("comparisons", [])
+    limit = timeout_ms(run)
     out: list[dict[str, Any]] = []
     for i, arm_a in enumerate(arms):
         for arm_b in arms[i + 1 :]:
+            declared = _declared(arm_a, arm_b, comparisons)
             a, b = scored.get(arm_a, {}), scored.get(arm_b, {})
             keys = sort_keys(a.keys() & b.keys(), tasks)
-            counts = paired_counts(
-                [a[k].outcome == "passed" for k in keys], [b[k].outcome == "passed" for k in keys]
+            both_passed = [k for k in keys if a[k].outcome == b[k].outcome == "passed"]
+            entry: dict[str, Any] = {
+                "a": arm_a,
+                "b": arm_b,
+                "declared": declared,
+                "test": MCNEMAR if declared else NOT_DECLARED,
+            }
+            entry |= success_comparison(
+                passed_with.get(arm_a, {}),
+                passed_with.get(arm_b, {}),
+                tasks,
+                declared=declared,
+                seed=bootstrap_seed(run, arm_a, arm_b, "success", "with_replacements"),
             )
-            n = counts.n
-            declared = _declared(arm_a, arm_b, comparisons)
-            out.append(
-                {
-                    "a": arm_a,
-                    "b": arm_b,
-                    "declared": declared,
-                    "matched": n,
-                    "unmatched_a": len(a) - n,
-                    "unmatched_b": len(b) - n,
-                    "counts": dict(counts._asdict()),
-                    "success_a": proportion(counts.both + counts.a_only, n),
-                    "success_b": proportion(counts.both + counts.b_only, n),
-                    "difference": (counts.a_only - counts.b_only) / n if n else None,
-                    "test": MCNEMAR if declared else NOT_DECLARED,
-                    "mcnemar_p": mcnemar_exact(counts.a_only, counts.b_only) if declared else None,
-                    "wall_ms": _difference(keys, a, b, wall_ms),
-                    "tool_client_ms": _difference(keys, a, b, tool_client_median_ms),
-                }
+            entry["metrics"] = metric_comparisons(keys, a, b, limit)
+            entry["conditional"] = {
+                "conditional": CONDITIONAL,
+                "pairs": len(both_passed),
+                "metrics": metric_comparisons(both_passed, a, b, limit),
+            }
+            entry["without_replacements"] = success_comparison(
+                passed_without.get(arm_a, {}),
+                passed_without.get(arm_b, {}),
+                tasks,
+                declared=declared,
+                seed=bootstrap_seed(run, arm_a, arm_b, "success", "without_replacements"),
             )
+            out.append(entry)
+    apply_holm(out)
+    apply_holm([p["without_replacements"] for p in out])
     return out

@@ -15,6 +15,13 @@ from pairbench.report._common import (
     task_order,
 )
 from pairbench.report._pairs import pair_summaries
+from pairbench.report._replacements import (
+    Passed,
+    first_attempts,
+    passed_with,
+    passed_without,
+    replaced_trials,
+)
 from pairbench.store._records import SCORED_OUTCOMES, TrialResult
 
 SCHEMA_ID = "pairbench.summary/1"
@@ -32,7 +39,9 @@ ATTENTION_OUTCOMES = ("not_run", "infra", "interrupted", "agent_error")
 ANSWER_EXCERPT = 300
 
 
-def _arm(arm: str, rows: Sequence[TrialResult], attempts: Sequence[TrialResult]) -> dict[str, Any]:
+def _arm(
+    arm: str, rows: Sequence[TrialResult], attempts: Sequence[TrialResult], without: Passed
+) -> dict[str, Any]:
     outcomes = dict.fromkeys(OUTCOME_ORDER, 0)
     # Final records and kept attempts (infra, interrupted) are tallied by their own outcome.
     for r in [*rows, *attempts]:
@@ -45,6 +54,9 @@ def _arm(arm: str, rows: Sequence[TrialResult], attempts: Sequence[TrialResult])
         "outcomes": outcomes,
         "scored": len(scored),
         "success": proportion(passed, len(scored)),
+        "success_without_replacements": proportion(
+            sum(without.get(arm, {}).values()), len(without.get(arm, {}))
+        ),
         "success_not_run_as_miss": proportion(passed, len(scored) + outcomes["not_run"]),
         "success_valid_surface": proportion(sum(r.outcome == "passed" for r in valid), len(valid)),
         "invalid_trials": sum(r.validity is not None and not r.validity.valid for r in scored),
@@ -130,6 +142,8 @@ def build_summary(
     by_key = latest(results)
     kept = [by_key[k] for k in sorted(by_key, key=lambda k: (k[0], k[1], k[2]))]
     scored = scored_by_arm(by_key, arms)
+    first = first_attempts(by_key, infra)
+    with_, without = passed_with(by_key, arms), passed_without(first, arms)
     experiment = run.get("experiment") or {}
     planned = _planned(run)
     ran = sum(r.outcome != "not_run" for r in kept)
@@ -153,10 +167,12 @@ def build_summary(
         "not_run": len(kept) - ran,
         "planned_trials": planned,
         "kept_attempts": len(infra),
+        "replaced_attempts": len(replaced_trials(first)),
         "arms": [
-            _arm(a, [r for r in kept if r.arm == a], [r for r in infra if r.arm == a]) for a in arms
+            _arm(a, [r for r in kept if r.arm == a], [r for r in infra if r.arm == a], without)
+            for a in arms
         ],
-        "pairs": pair_summaries(arms, tasks, scored, run.get("comparisons", [])),
+        "pairs": pair_summaries(run, arms, tasks, scored, with_, without),
         "tasks": _sections.task_table(tasks, labels, arms, scored),
         "tiers": _sections.tier_table(tiers, arms, scored),
         "crossover": _sections.crossover(tasks, arms, scored),

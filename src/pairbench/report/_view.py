@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from pairbench.report import _format as f
+from pairbench.report import _view_metrics as vm
 from pairbench.report import _view_ops as ops
+from pairbench.report import _view_pairs as vp
 from pairbench.report._doc import Section, Table, View
 
 NO_RUNS = "No runs recorded."
@@ -59,75 +61,6 @@ def _outcomes(s: Mapping[str, Any]) -> Section:
         f"Intervals are {conf:.0%} Wilson score intervals."
     )
     return Section("Outcomes by arm", [counts, rates, note])
-
-
-def _pairs(s: Mapping[str, Any]) -> Section:
-    conf = s["confidence"]
-    rows, lat, notes = [], [], []
-    for p in s["pairs"]:
-        name = f"{p['a']} vs {p['b']}"
-        c = p["counts"]
-        diff = f.NA if p["difference"] is None else f.signed(100 * p["difference"]) + " pp"
-        test = f.p_value(p["mcnemar_p"]) if p["declared"] else p["test"]
-        rows.append(
-            [
-                name,
-                str(p["matched"]),
-                str(c["both"]),
-                str(c["a_only"]),
-                str(c["b_only"]),
-                str(c["neither"]),
-                f.prop(p["success_a"], conf),
-                f.prop(p["success_b"], conf),
-                diff,
-                test,
-            ]
-        )
-        lat.append([name, f.median_diff(p["wall_ms"]), f.median_diff(p["tool_client_ms"])])
-        if p["unmatched_a"] or p["unmatched_b"]:
-            notes.append(
-                f"{name}: {p['unmatched_a']} scored trials of {p['a']} and "
-                f"{p['unmatched_b']} of {p['b']} have no scored partner and are left out."
-            )
-        for key in ("wall_ms", "tool_client_ms"):
-            if p[key]["n_censored"]:
-                notes.append(f"{name}, {key}: {p[key]['censoring']}.")
-    if not rows:
-        return Section("Arm pairs", ["Fewer than two arms: no pairs."])
-    return Section(
-        "Arm pairs",
-        [
-            Table(
-                [
-                    "Pair (A vs B)",
-                    "Matched trials",
-                    "Both",
-                    "Only A",
-                    "Only B",
-                    "Neither",
-                    "Success A",
-                    "Success B",
-                    "Difference (A − B)",
-                    "Test",
-                ],
-                rows,
-            ),
-            "Pairs are matched on (task, trial) where both arms have a scored outcome. A p value "
-            "is shown only for comparisons declared before the run (exact McNemar, two-sided); "
-            "undeclared pairs get counts and intervals, never a p value.",
-            Table(
-                [
-                    "Pair (A vs B)",
-                    "Wall time, median of A − B",
-                    "Per-trial median tool-call client latency, median of A − B",
-                ],
-                lat,
-            ),
-            "Median of paired differences with a distribution-free interval from order statistics "
-            "(binomial, sign-test inversion); timeouts are censored and left out.",
-            *notes,
-        ],
-    )
 
 
 def _by_arm_table(
@@ -190,17 +123,23 @@ def build_view(s: Mapping[str, Any]) -> View:
         (
             "Trials",
             f"{s['trials']} ran of {s['planned_trials']} planned; {s['not_run']} not run; "
-            f"{s['kept_attempts']} attempts kept (infra or interrupted)",
+            f"{s['kept_attempts']} attempts kept (infra or interrupted); "
+            f"{s['replaced_attempts'] or 'no'} replaced attempts",
         ),
     ]
     if exp.get("description"):
         meta.insert(1, ("Description", str(exp["description"])))
     title = f"pairbench report: {exp.get('id')} {exp.get('version')}"
+    if run["simulated"]:
+        title += " (SIMULATED)"
     if s["empty"]:
         return View(title, meta, run["simulated"], True, [])
     sections = [
         _outcomes(s),
-        _pairs(s),
+        vp.success(s),
+        vm.metrics(s, conditional=False),
+        vm.metrics(s, conditional=True),
+        vp.replacements(s),
         *_breakdowns(s),
         ops.transport(s),
         ops.security(s),

@@ -1,0 +1,136 @@
+"""A small simulated experiment, run for real and reported: sections, statistics, the label."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+import pairbench
+
+EXPERIMENT: dict[str, Any] = {
+    "id": "simulated-report",
+    "version": "1.0.0",
+    "description": "A planted effect, a third arm that is not declared, some timeouts.",
+    "trials": 4,
+    "order": "alternate",
+    # A short timeout keeps the test fast: a too-slow draw sleeps until the runner cancels it.
+    "budget": {"trial_timeout_s": 0.25, "concurrency": 4},
+    "comparisons": [["baseline", "candidate"]],
+    "agent": {
+        "adapter": "simulated",
+        "settings": {
+            "success": {"baseline": 0.4, "candidate": 0.85, "other": 0.6},
+            "correlation": 0.6,
+            "latency_ms": {
+                "baseline": {"median": 200, "sigma": 0.3},
+                "candidate": {"median": 60, "sigma": 0.3},
+                "other": {"median": 80, "sigma": 0.3},
+            },
+            "tokens": {
+                arm: {
+                    "input": 2000,
+                    "output": 300,
+                    "sigma": 0.3,
+                    "cost_per_1k": {"input": 0.003, "output": 0.015},
+                }
+                for arm in ("baseline", "candidate", "other")
+            },
+            "realtime": False,
+        },
+    },
+    "arms": {"baseline": {}, "candidate": {}, "other": {}},
+    "tasks": [
+        {
+            "id": f"task-{i}",
+            "prompt": "prompts/task.md",
+            "grader": {"name": "exact-answer", "args": {"expect": "PASS"}},
+        }
+        for i in range(3)
+    ],
+}
+SECTIONS = (
+    "Outcomes by arm",
+    "Arm pairs: success",
+    "Arm pairs: latency, tokens, cost (all assigned trials)",
+    "Arm pairs: latency, tokens, cost (conditional: pairs both arms passed)",
+    "With and without replaced attempts",
+    "Trials not run, infra, interrupted, agent errors",
+)
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str, str]:
+    root = tmp_path_factory.mktemp("simulated")
+    (root / "prompts").mkdir()
+    (root / "prompts" / "task.md").write_text("Simulated task ${seed}.\n", encoding="utf-8")
+    path = root / "experiment.yaml"
+    with path.open("w", encoding="utf-8") as handle:
+        YAML().dump(EXPERIMENT, handle)
+    outcome = pairbench.start_run(path, root / "runs", run_seed=5)
+    assert outcome.complete
+    paths = pairbench.write_report(Path(outcome.run_dir))
+    summary = json.loads(paths.summary.read_text(encoding="utf-8"))
+    md = paths.markdown.read_text(encoding="utf-8")
+    page = paths.html.read_text(encoding="utf-8")
+    return summary, md, page
+
+
+def test_simulated_label_is_prominent(reported: tuple[dict[str, Any], str, str]) -> None:
+    summary, md, page = reported
+    assert summary["run"]["simulated"] is True
+    head = md.split("## ")[0]  # before the first section
+    assert "SIMULATED run" in head and md.splitlines()[0].endswith("(SIMULATED)")
+    assert '<p class="simulated">SIMULATED run' in page and "(SIMULATED)</title>" in page
+
+
+def test_sections_are_shown(reported: tuple[dict[str, Any], str, str]) -> None:
+    _, md, page = reported
+    for title in SECTIONS:
+        assert f"## {title}" in md
+        assert f"<h2>{title}</h2>" in page
+    assert md.count("No replaced attempts") == 1
+
+
+def test_summary_pair_keys_and_declared_only_p(reported: tuple[dict[str, Any], str, str]) -> None:
+    summary, md, page = reported
+    pairs = {(p["a"], p["b"]): p for p in summary["pairs"]}
+    assert list(pairs) == [("baseline", "candidate"), ("baseline", "other"), ("candidate", "other")]
+    for p in pairs.values():
+        for key in ("pairs", "both", "a_only", "b_only", "neither", "correlation"):
+            assert key in p
+        assert p["pairs"] == 12
+        assert p["both"] + p["a_only"] + p["b_only"] + p["neither"] == 12
+        assert len(p["difference"]["ci95"]) == 2 and "Newcombe" in p["difference"]["method"]
+        assert p["difference"]["task_clustered"]["tasks"] == 3  # 4 trials per task
+        for m in p["metrics"].values():
+            assert {"median_a", "median_b", "median_paired_difference"} <= set(m)
+            assert {"ci95", "censored"} <= set(m["median_paired_difference"])
+        assert p["conditional"]["conditional"] == "pairs both arms passed"
+    declared = pairs[("baseline", "candidate")]
+    assert 0.0 <= declared["mcnemar_exact_p"] <= 1.0
+    assert declared["mcnemar_holm_p"] == declared["mcnemar_exact_p"]
+    for key in (("baseline", "other"), ("candidate", "other")):
+        assert pairs[key]["mcnemar_exact_p"] is None and pairs[key]["mcnemar_holm_p"] is None
+    for text in (md, page):
+        assert len(re.findall(r"p (?:=|<|&lt;) 0\.\d+", text)) == 1
+
+
+def test_metrics_measured_censored_and_estimated(reported: tuple[dict[str, Any], str, str]) -> None:
+    summary, md, _ = reported
+    p = next(x for x in summary["pairs"] if (x["a"], x["b"]) == ("baseline", "candidate"))
+    agent = p["metrics"]["agent_ms"]
+    timeouts = sum(a["outcomes"]["timeout"] for a in summary["arms"])
+    assert agent["n_used"] + agent["n_missing"] == 12
+    if timeouts:  # durations of timed-out trials are censored at the 250 ms limit
+        censored = agent["median_a"]["n_censored"] + agent["median_b"]["n_censored"]
+        assert censored > 0 and "timed out in" in md
+    tokens = p["metrics"]["input_tokens"]
+    assert tokens["n_used"] > 0 and tokens["median_a"]["estimate"] is not None
+    cost = p["metrics"]["cost_usd"]  # the simulated agent only estimates cost: kept apart
+    assert cost["n_used"] == 0 and cost["n_estimated"] > 0
+    assert "only estimated, kept apart" in md
