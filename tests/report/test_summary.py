@@ -24,7 +24,7 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
     assert list(s) == [
         "schema_id", "confidence", "run", "empty", "trials", "not_run", "planned_trials",
         "kept_attempts", "replaced_attempts", "arms", "pairs", "tasks", "tiers", "crossover",
-        "transport", "security", "cost", "attention",
+        "transport", "security", "cost", "seeding", "manual_review", "attention",
     ]  # fmt: skip
 
 

@@ -12,6 +12,12 @@ Event kinds every adapter uses (extra fields are allowed and kept)::
     final         {text}                 the agent's final answer
     error         {message}
     stdout / stderr {line}               raw lines from a subprocess agent
+    model_request {turn, ok, latency_ms, usage, seed_sent, ...}   one model API request
+    invalid_tool_call {name, arguments, error}   a call the model made to no offered tool
+    raw {line}                           a CLI agent's stdout line, kept for re-parsing
+    agent_init / agent_stream            a CLI agent's init and unparsed stream events
+    tool_search / tool_search_result     Claude Code's ToolSearch (on-surface, a turn)
+    warning {message}                    something the parser noticed and kept
 """
 
 from __future__ import annotations

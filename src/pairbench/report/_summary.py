@@ -15,6 +15,7 @@ from pairbench.report._common import (
     task_order,
 )
 from pairbench.report._pairs import pair_summaries
+from pairbench.report._provenance import manual_review, run_provenance, seeding
 from pairbench.report._replacements import (
     Passed,
     first_attempts,
@@ -161,6 +162,7 @@ def build_summary(
             "simulated": bool(run.get("agent_simulated")) or any(r.simulated for r in everything),
             "arms": arms,
             "comparisons": [list(c) for c in run.get("comparisons", [])],
+            **run_provenance(run),
         },
         "empty": ran == 0 and not infra,
         "trials": ran,
@@ -179,5 +181,7 @@ def build_summary(
         "transport": _sections.transport(arms, scored),
         "security": _sections.security(arms, scored),
         "cost": _sections.cost(arms, scored),
+        "seeding": seeding(arms, scored),
+        "manual_review": manual_review(run, kept),
         "attention": _attention(kept, infra, arms, tasks, planned),
     }

@@ -129,6 +129,7 @@ def build_view(s: Mapping[str, Any]) -> View:
     ]
     if exp.get("description"):
         meta.insert(1, ("Description", str(exp["description"])))
+    meta += ops.provenance_meta(run)
     title = f"pairbench report: {exp.get('id')} {exp.get('version')}"
     if run["simulated"]:
         title += " (SIMULATED)"
@@ -144,6 +145,9 @@ def build_view(s: Mapping[str, Any]) -> View:
         ops.transport(s),
         ops.security(s),
         ops.cost(s),
+        ops.seeding(s),
         ops.attention(s),
     ]
+    if s["manual_review"]:
+        sections.append(ops.manual_review(s))
     return View(title, meta, run["simulated"], False, sections)

@@ -106,3 +106,74 @@ def attention(s: Mapping[str, Any]) -> Section:
             )
         )
     return Section("Trials not run, infra, interrupted, agent errors", blocks)
+
+
+def provenance_meta(run: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Header rows: case set and campaign, the lock, and any accepted harness change."""
+    rows: list[tuple[str, str]] = []
+    if run.get("case_set"):
+        campaign = f" (campaign {run['campaign']})" if run.get("campaign") else ""
+        rows.append(("Case set", f"{run['case_set']}{campaign}"))
+    if run.get("lock_sha256"):
+        state = (
+            "verified against experiment.lock.json"
+            if run.get("lock_verified")
+            else ("not verified (no lock, or the experiment differs from it)")
+        )
+        rows.append(("Lock", f"{str(run['lock_sha256'])[:16]}… {state}"))
+    change = run.get("accepted_harness_change")
+    if change:
+        rows.append(
+            (
+                "HARNESS CHANGE ACCEPTED",
+                f"pairbench differs from the lock: frozen {change.get('expected')}, "
+                f"ran {change.get('found')} (--accept-harness-change)",
+            )
+        )
+    return rows
+
+
+def seeding(s: Mapping[str, Any]) -> Section:
+    rows = [
+        [
+            x["arm"],
+            str(x["seeded"]),
+            str(x["unseeded"]),
+            str(x["not_applicable"]),
+            "; ".join(f"{reason} ({n})" for reason, n in x["reasons"].items()) or f.NA,
+        ]
+        for x in s["seeding"]
+    ]
+    return Section(
+        "Seeding",
+        [
+            Table(["Arm", "Seeded", "Unseeded", "No model", "Why unseeded"], rows),
+            "A trial is seeded only when every model request body actually sent carried the "
+            "model seed; an agent whose CLI takes no seed is unseeded.",
+        ],
+    )
+
+
+def manual_review(s: Mapping[str, Any]) -> Section:
+    rows = [
+        [
+            x["arm"],
+            x["task"],
+            str(x["trial"]),
+            str(x["machine_outcome"] or f.NA),
+            x["verdict"],
+            x["note"],
+            x["reviewer"],
+        ]
+        for x in s["manual_review"]
+    ]
+    return Section(
+        "Manual review",
+        [
+            "Shown beside the machine score; a review never changes it.",
+            Table(
+                ["Arm", "Task", "Trial", "Machine outcome", "Review verdict", "Note", "Reviewer"],
+                rows,
+            ),
+        ],
+    )
