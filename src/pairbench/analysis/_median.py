@@ -84,6 +84,8 @@ def order_statistic_rank(n: int, confidence: float) -> tuple[int, float] | None:
     """
     _check_confidence(confidence)
     alpha = 1.0 - confidence
+    if n > _EXACT_LIMIT:
+        return _order_statistic_rank_large(n, alpha)
     total = 1 << n
     best: tuple[int, float] | None = None
     cdf_count = 0  # sum of comb(n, i) for i < r, in integers
@@ -93,8 +95,30 @@ def order_statistic_rank(n: int, confidence: float) -> tuple[int, float] | None:
         # rounded, so this stays exact enough for any n a run can produce.
         if 2 * cdf_count / total > alpha:
             break
-        best = (r, 1.0 - 2.0 * cdf_count / total)
+        # int / int, never float * int: 2.0 * cdf_count overflows past n ~ 1030.
+        best = (r, 1.0 - (2 * cdf_count) / total)
     return best
+
+
+_EXACT_LIMIT = 1000
+"""Above this many pairs the integer sums cost O(n^2) big-int work; use the binomial CDF."""
+
+
+def _order_statistic_rank_large(n: int, alpha: float) -> tuple[int, float] | None:
+    # scipy's binomial CDF (regularized incomplete beta) is accurate far beyond float range
+    # of 2**n; imported here so pairbench starts without scipy.stats.
+    from scipy.stats import binom
+
+    # The largest r with 2 * P(B <= r - 1) <= alpha: start from the quantile and step.
+    r = max(1, int(binom.ppf(alpha / 2, n, 0.5)))
+    while r > 1 and 2 * float(binom.cdf(r - 1, n, 0.5)) > alpha:
+        r -= 1
+    while r + 1 <= n // 2 and 2 * float(binom.cdf(r, n, 0.5)) <= alpha:
+        r += 1
+    tail = 2 * float(binom.cdf(r - 1, n, 0.5))
+    if tail > alpha:
+        return None
+    return (r, 1.0 - tail)
 
 
 def paired_median_difference(

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from typing import NamedTuple
-
-from scipy.stats import norm
 
 
 class Proportion(NamedTuple):
@@ -49,7 +48,9 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> Proportion:
     if n < 0 or not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n and n > 0, got k={k}, n={n}")
     _check_confidence(confidence)
-    z = float(norm.ppf(1.0 - (1.0 - confidence) / 2.0))
+    # The stdlib quantile (Wichura AS241) matches scipy to ~1e-16 and keeps scipy.stats,
+    # 0.6 s of import, off pairbench's start-up path.
+    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
     p = k / n
     z2n = z * z / n
     center = (p + z2n / 2.0) / (1.0 + z2n)
