@@ -1,0 +1,245 @@
+"""Profile the cases whose targets were missed; list hot spots with file:line.
+
+    .venv/bin/python bench/profile_hotspots.py 1 2 5     # case numbers (run.py passes misses)
+
+Uses pyinstrument (``pip install pyinstrument`` into .venv; installed on first use) and,
+for start-up, ``python -X importtime``. Each profile runs in a fresh process, in-process
+pairbench (``runpy`` of ``pairbench.__main__`` with ``bench/plugin`` on ``sys.path``).
+Writes ``bench/results/profile_<case>.txt`` (pyinstrument's tree) and
+``bench/results/profiles.json`` (top functions by self time and pairbench functions by
+inclusive time, each as ``file:line function``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import contextlib
+
+from _common import BENCH, PB_PY, PLUGIN, REPO, RESULTS, WORK, log, pb_env
+
+TOP = 15
+
+
+def _ensure_pyinstrument() -> None:
+    try:
+        import pyinstrument  # noqa: F401
+    except ImportError:
+        log("installing pyinstrument into the pairbench venv (profiling only)")
+        subprocess.run([str(PB_PY), "-m", "pip", "install", "--quiet", "pyinstrument"], check=True)
+
+
+def _short(path: str | None) -> str:
+    if not path:
+        return "?"
+    for marker in ("/site-packages/", "/src/", "/lib/python3.11/"):
+        if marker in path:
+            return path.split(marker, 1)[1]
+    return path.replace(str(REPO) + "/", "")
+
+
+def hotspots(root: Any) -> dict[str, Any]:
+    """Self time per function, and inclusive time per pairbench function (no double count)."""
+    self_t: dict[str, float] = defaultdict(float)
+    incl: dict[str, float] = defaultdict(float)
+
+    def walk(f: Any, stack: frozenset[str]) -> None:
+        real = [c for c in f.children if c.file_path is not None]
+        key = f"{_short(f.file_path)}:{f.line_no} {f.function}"
+        self_t[key] += f.time - sum(c.time for c in real)
+        if (
+            f.file_path
+            and "/pairbench/" in f.file_path
+            and "/bench/" not in f.file_path
+            and key not in stack
+        ):
+            incl[key] += f.time
+        for c in real:
+            walk(c, stack | {key})
+
+    walk(root, frozenset())
+    total = root.time
+    return {
+        "total_s": total,
+        "top_self": [
+            {"where": k, "s": round(v, 4), "share": round(v / total, 3)}
+            for k, v in sorted(self_t.items(), key=lambda kv: -kv[1])[:TOP]
+        ],
+        "top_pairbench_inclusive": [
+            {"where": k, "s": round(v, 4), "share": round(v / total, 3)}
+            for k, v in sorted(incl.items(), key=lambda kv: -kv[1])[:TOP]
+        ],
+    }
+
+
+def _profile(fn: Any, name: str) -> dict[str, Any]:
+    from pyinstrument import Profiler
+
+    prof = Profiler(interval=0.0005, async_mode="disabled")
+    prof.start()
+    t0 = time.process_time()
+    with contextlib.suppress(SystemExit):
+        fn()
+    cpu = time.process_time() - t0
+    prof.stop()
+    (RESULTS / f"profile_{name}.txt").write_text(
+        prof.output_text(unicode=True, color=False, show_all=False), encoding="utf-8"
+    )
+    out = hotspots(prof.last_session.root_frame())
+    out["cpu_s"] = cpu
+    return out
+
+
+def _pairbench_cli(folder: Path) -> Any:
+    def go() -> None:
+        sys.path.insert(0, str(PLUGIN))
+        os.chdir(folder)
+        sys.argv = [
+            "pairbench",
+            "run",
+            "experiment.yaml",
+            "--runs-dir",
+            "runs-profile",
+            "--run-seed",
+            "1",
+        ]
+        runpy.run_module("pairbench", run_name="__main__", alter_sys=True)
+
+    return go
+
+
+def one(case: str) -> dict[str, Any]:
+    """Runs inside a fresh child process."""
+    if case == "1":
+        return _profile(_pairbench_cli(WORK / "case1" / "pb"), "1_startup")
+    if case == "2":
+        return _profile(_pairbench_cli(WORK / "case2" / "pb1000"), "2_harness_1000")
+    if case == "3":
+        return _profile(_pairbench_cli(WORK / "case3" / "pb200"), "3_sleep_c200")
+    if case == "5":
+        sys.argv = ["case_analysis.py"]
+        sys.path.insert(0, str(BENCH))
+        import case_analysis as ca
+
+        res = {"stats": _profile(lambda: ca.run_stats(5.0, 2000), "5a_stats")}
+        ca._shim_overflow()
+        res["summary_8000_shim"] = _profile(lambda: ca.run_summary(8000, False), "5b_summary")
+        return res
+    return {"skipped": f"no profile for case {case}"}
+
+
+def importtime(folder: Path) -> list[dict[str, Any]]:
+    """``-X importtime`` of ``pairbench run`` (1 trial): top imports by cumulative time."""
+    proc = subprocess.run(
+        [
+            str(PB_PY),
+            "-X",
+            "importtime",
+            "-m",
+            "pairbench",
+            "run",
+            "experiment.yaml",
+            "--runs-dir",
+            "runs-importtime",
+            "--run-seed",
+            "1",
+        ],
+        cwd=folder,
+        env=pb_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    rows = []
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        self_us, cum_us, name = line[len("import time:") :].split("|", 2)
+        pkg = name.strip()
+        depth = (len(name) - len(name.lstrip()) - 1) // 2
+        rows.append(
+            {
+                "module": pkg,
+                "depth": depth,
+                "self_ms": int(self_us.strip()) / 1000,
+                "cumulative_ms": int(cum_us.strip()) / 1000,
+            }
+        )
+    # Third-party packages (first import of each top-level name: its cumulative time is
+    # what importing it cost) and pairbench's own subpackages one level down.
+    third = [
+        r
+        for r in rows
+        if r["module"].count(".") <= 1
+        and r["depth"] >= 1
+        and not r["module"].startswith("pairbench")
+        and not r["module"].startswith("_")
+    ]
+    own = [r for r in rows if r["module"].startswith("pairbench.") and r["module"].count(".") == 1]
+    total = next((r["cumulative_ms"] for r in rows if r["module"] == "pairbench"), None)
+    return [
+        {"module": "pairbench (all of it)", "cumulative_ms": total, "depth": 0},
+        *sorted(third + own, key=lambda r: -r["cumulative_ms"])[:25],
+    ]
+
+
+def main() -> None:
+    if len(sys.argv) >= 3 and sys.argv[1] == "--one":
+        json.dump(one(sys.argv[2]), sys.stdout)
+        return
+    _ensure_pyinstrument()
+    out_path = RESULTS / "profiles.json"
+    results: dict[str, Any] = json.loads(out_path.read_text()) if out_path.exists() else {}
+    for case in sys.argv[1:]:
+        log(f"  profiling case {case}")
+        proc = subprocess.run(
+            [str(PB_PY), __file__, "--one", case],
+            env=pb_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=REPO,
+        )
+        if proc.returncode != 0:
+            results[case] = {"error": proc.stderr[-2000:]}
+            continue
+        results[case] = json.loads(proc.stdout.strip().splitlines()[-1])
+        if case == "1":
+            results[case]["importtime_top"] = importtime(WORK / "case1" / "pb")
+    for folder in WORK.glob("case*/*/runs-*"):
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+    out_path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    for case, data in results.items():
+        print(f"\n== case {case}: hot spots (see bench/results/profile_{case}*.txt)")
+        blocks = (
+            [data]
+            if "top_self" in data
+            else [v for v in data.values() if isinstance(v, dict) and "top_self" in v]
+        )
+        for b in blocks:
+            print(
+                f"  profiled {b['total_s']:.2f} s wall, {b.get('cpu_s', 0):.2f} s CPU; self time:"
+            )
+            for h in b["top_self"][:10]:
+                print(f"    {h['s']:7.3f} s {h['share']:6.1%}  {h['where']}")
+            print("  pairbench functions, inclusive:")
+            for h in b["top_pairbench_inclusive"][:10]:
+                print(f"    {h['s']:7.3f} s {h['share']:6.1%}  {h['where']}")
+        if "importtime_top" in data:
+            print("  imports by cumulative time (-X importtime):")
+            for r in data["importtime_top"][:12]:
+                print(f"    {r['cumulative_ms']:8.1f} ms  {r['module']}")
+
+
+if __name__ == "__main__":
+    main()

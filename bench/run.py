@@ -1,0 +1,718 @@
+"""pairbench's benchmark suite, side by side with Inspect AI: ``make bench`` runs this.
+
+    .venv/bin/python bench/run.py               # every case, medians of 3+ interleaved runs
+    .venv/bin/python bench/run.py --quick       # one run each, smaller sizes (< 3 minutes)
+    .venv/bin/python bench/run.py --big         # also case 2 at 10,000 trials
+    .venv/bin/python bench/run.py --cases 1,4   # some cases only
+    .venv/bin/python bench/run.py --table       # print the table of bench/results/*.json
+    (quick runs write bench/results/quick/ and never overwrite the full figures)
+
+Each case writes ``bench/results/<case>.json`` (raw samples, medians, machine, date);
+``bench/results/summary.json`` has the table and the met / not met verdicts, and
+``--profile`` (on by default outside quick mode) profiles each missed target into
+``bench/results/profile_*.txt``. See bench/README.md for what each case measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import (
+    BENCH,
+    BLAS_VARS,
+    INSPECT_VENV,
+    INSPECT_VERSION,
+    PB_PY,
+    WORK,
+    log,
+    machine_info,
+    median,
+    pb_env,
+    results_dir,
+    run_child,
+    write_result,
+)
+
+INSPECT = INSPECT_VENV / "bin" / "inspect"
+TASK_FILE = BENCH / "inspect_bench" / "bench_tasks.py"
+TARGETS = {
+    "startup_s": 0.8,
+    "startup_rss_mb": 80.0,
+    "cpu_per_trial_ms": 2.5,
+    "sleep_ratio": 1.1,
+    "mcp_added_ms": 0.5,
+    "analysis_s": 10.0,
+    "analysis_rss_mb": 2048.0,
+}
+
+
+# -- set-up -----------------------------------------------------------------------------------
+def ensure_inspect() -> None:
+    """Create bench/.venv-inspect and pip install inspect-ai (from PyPI) when missing."""
+    marker = INSPECT_VENV / f".installed-{INSPECT_VERSION}"
+    if marker.exists() and INSPECT.exists():
+        return
+    log(f"installing inspect-ai=={INSPECT_VERSION} into {INSPECT_VENV} (once; ~1-2 minutes)")
+    logfile = BENCH / ".work" / "inspect-install.log"
+    logfile.parent.mkdir(parents=True, exist_ok=True)
+    with open(logfile, "w") as fh:
+        if not (INSPECT_VENV / "bin" / "python").exists():
+            subprocess.run(["python3", "-m", "venv", str(INSPECT_VENV)], check=True)
+        pip = [str(INSPECT_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        subprocess.run([*pip, "--upgrade", "pip"], check=True, stdout=fh, stderr=fh)
+        subprocess.run([*pip, f"inspect-ai=={INSPECT_VERSION}"], check=True, stdout=fh, stderr=fh)
+    marker.touch()
+
+
+def write_experiment(
+    folder: Path,
+    exp_id: str,
+    adapter: str,
+    tasks: int,
+    trials: int,
+    concurrency: int,
+    settings: dict[str, Any] | None = None,
+) -> Path:
+    """A 2-arm experiment: ``tasks`` tasks x ``trials`` trials (= 2*tasks*trials attempts)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "p.md").write_text("Say PASS.\n", encoding="utf-8")
+    task_lines = "\n".join(
+        f"  - {{id: t{i}, prompt: p.md, grader: {{name: exact-answer, args: {{expect: PASS}}}}}}"
+        for i in range(tasks)
+    )
+    agent = {"adapter": adapter, "settings": settings or {}}
+    (folder / "experiment.yaml").write_text(
+        f'id: {exp_id}\nversion: "1"\ntrials: {trials}\n'
+        f"budget: {{trial_timeout_s: 120, concurrency: {concurrency}}}\n"
+        f"comparisons: [[a, b]]\nagent: {json.dumps(agent)}\n"
+        f"arms: {{a: {{}}, b: {{}}}}\ntasks:\n{task_lines}\n",
+        encoding="utf-8",
+    )
+    return folder / "experiment.yaml"
+
+
+def pb_run(folder: Path, stamps: bool, tag: str) -> dict[str, Any]:
+    runs = folder / "runs"
+    shutil.rmtree(runs, ignore_errors=True)
+    argv = [
+        str(PB_PY),
+        "-m",
+        "pairbench",
+        "run",
+        "experiment.yaml",
+        "--runs-dir",
+        "runs",
+        "--run-seed",
+        "1",
+    ]
+    res = run_child(
+        argv,
+        cwd=folder,
+        env=pb_env(),
+        stamps=folder / "stamps.json" if stamps else None,
+        log=folder / f"{tag}.log",
+    )
+    shutil.rmtree(runs, ignore_errors=True)
+    return res
+
+
+def inspect_run(
+    folder: Path, task: str, params: dict[str, Any], concurrency: int, stamps: bool, tag: str
+) -> dict[str, Any]:
+    folder.mkdir(parents=True, exist_ok=True)
+    logs = folder / "logs"
+    shutil.rmtree(logs, ignore_errors=True)
+    argv = [
+        str(INSPECT),
+        "eval",
+        f"{TASK_FILE}@{task}",
+        "--model",
+        "mockllm/model",
+        "--log-dir",
+        str(logs),
+        "--display",
+        "none",
+        "--max-samples",
+        str(concurrency),
+        "--max-connections",
+        str(concurrency),
+    ]
+    for k, v in params.items():
+        argv += ["-T", f"{k}={v}"]
+    res = run_child(
+        argv,
+        cwd=folder,
+        stamps=folder / "stamps.json" if stamps else None,
+        log=folder / f"{tag}.log",
+    )
+    shutil.rmtree(logs, ignore_errors=True)
+    return res
+
+
+def interleave(reps: int, fns: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Run each tool once per rep, alternating which goes first."""
+    names = list(fns)
+    out: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+    for r in range(reps):
+        for n in names if r % 2 == 0 else names[::-1]:
+            log(f"  rep {r + 1}/{reps}: {n}")
+            out[n].append(fns[n]())
+    return out
+
+
+def medians(samples: list[dict[str, Any]], keys: list[str]) -> dict[str, float | None]:
+    return {k: median([s.get(k) for s in samples]) for k in keys}
+
+
+# -- cases ------------------------------------------------------------------------------------
+def case1(reps: int) -> dict[str, Any]:
+    log("case 1: start-up (process start to first trial, peak RSS)")
+    folder = WORK / "case1"
+    write_experiment(folder / "pb", "bench-startup", "bench-noop", 1, 1, 1)
+    raw = interleave(
+        reps,
+        {
+            "pairbench": lambda: pb_run(folder / "pb", True, "pb"),
+            "inspect": lambda: inspect_run(
+                folder / "inspect", "noop", {"n": 1}, 1, True, "inspect"
+            ),
+        },
+    )
+    keys = ["first_trial_s", "wall_s", "cpu_s", "peak_rss_mb"]
+    return {
+        "case": "startup",
+        "what": "process start to the first agent/solver start; whole-process wall, CPU and "
+        "peak RSS. pairbench: `python -m pairbench run` of a 2-arm, 1-task, 1-trial "
+        "experiment (one pair = 2 attempts) with the bench-noop agent; Inspect: "
+        "`inspect eval` of a 1-sample task on mockllm/model.",
+        "reps": reps,
+        "samples": raw,
+        "medians": {k: medians(v, keys) for k, v in raw.items()},
+    }
+
+
+def case2(reps: int, sizes: list[int], startup: dict[str, Any] | None) -> dict[str, Any]:
+    log(f"case 2: harness CPU per trial, no-op agent, sizes {sizes}")
+    folder = WORK / "case2"
+    out: dict[str, Any] = {
+        "case": "harness_cpu",
+        "what": "CPU (user+sys of the process, from wait4) / trials, no-op agent, full "
+        "transcripts and default durable writes, 10 in flight. pairbench: "
+        "`python -m pairbench run` (2 arms x 10 tasks x N/20 trials = N attempts, each "
+        "with its fsynced result, transcript and journal lines, then the report); "
+        "Inspect: `inspect eval` of N samples on mockllm/model with default sample "
+        "logging (.eval log). 'marginal' subtracts the start-up run's CPU (case 1).",
+        "reps": reps,
+        "sizes": {},
+    }
+    start_cpu = {}
+    if startup:
+        start_cpu = {k: v["cpu_s"] for k, v in startup["medians"].items()}
+    start_trials = {"pairbench": 2, "inspect": 1}
+    for n in sizes:
+        write_experiment(folder / f"pb{n}", "bench-cpu", "bench-noop", 10, n // 20, 10)
+        raw = interleave(
+            reps,
+            {
+                "pairbench": lambda n=n: pb_run(folder / f"pb{n}", False, "pb"),
+                "inspect": lambda n=n: inspect_run(
+                    folder / f"inspect{n}", "noop", {"n": n}, 10, False, "inspect"
+                ),
+            },
+        )
+        for tool, samples in raw.items():
+            for s in samples:
+                s["cpu_per_trial_ms"] = 1000 * s["cpu_s"] / n
+                if tool in start_cpu:
+                    s["marginal_cpu_per_trial_ms"] = (
+                        1000 * (s["cpu_s"] - start_cpu[tool]) / (n - start_trials[tool])
+                    )
+        keys = ["cpu_per_trial_ms", "marginal_cpu_per_trial_ms", "cpu_s", "wall_s", "peak_rss_mb"]
+        out["sizes"][str(n)] = {
+            "trials": n,
+            "samples": raw,
+            "medians": {k: medians(v, keys) for k, v in raw.items()},
+        }
+    return out
+
+
+def case3(reps: int, n: int, concurrencies: list[int]) -> dict[str, Any]:
+    log(f"case 3: {n} trials of a 1 s agent at concurrency {concurrencies}")
+    folder = WORK / "case3"
+    out: dict[str, Any] = {
+        "case": "sleep_concurrency",
+        "what": "N trials of an agent that sleeps 1 s. 'after start-up' = process wall minus "
+        "time to the first trial (so it includes writing results and the report/log "
+        "at the end); 'span' = first agent start to last agent end. Ideal = N / "
+        "concurrency seconds. pairbench's concurrency counts pairs in flight, and a "
+        "pair runs its 2 arms one after the other, so agents in flight = concurrency "
+        "as in Inspect; but pairs are the unit, so its schedule floor is "
+        "ceil(pairs / concurrency) x 2 s (6 s, not 5 s, at 200).",
+        "reps": reps,
+        "trials": n,
+        "concurrency": {},
+    }
+    tasks = 10
+    for c in concurrencies:
+        write_experiment(
+            folder / f"pb{c}",
+            "bench-sleep",
+            "bench-sleep",
+            tasks,
+            n // (2 * tasks),
+            c,
+            {"sleep_s": 1.0},
+        )
+        raw = interleave(
+            reps,
+            {
+                "pairbench": lambda c=c: pb_run(folder / f"pb{c}", True, "pb"),
+                "inspect": lambda c=c: inspect_run(
+                    folder / f"inspect{c}", "sleep", {"n": n, "sleep_s": 1.0}, c, True, "inspect"
+                ),
+            },
+        )
+        ideal = n / c
+        floors = {"pairbench": math.ceil((n / 2) / c) * 2.0, "inspect": math.ceil(n / c) * 1.0}
+        for tool, samples in raw.items():
+            for s in samples:
+                s["after_startup_s"] = s["wall_s"] - s["first_trial_s"]
+                s["ratio_after_startup"] = s["after_startup_s"] / ideal
+                s["ratio_span"] = s["span_s"] / ideal
+                s["ratio_to_schedule_floor"] = s["after_startup_s"] / floors[tool]
+        keys = [
+            "wall_s",
+            "first_trial_s",
+            "after_startup_s",
+            "span_s",
+            "ratio_after_startup",
+            "ratio_span",
+            "ratio_to_schedule_floor",
+            "cpu_s",
+            "peak_rss_mb",
+        ]
+        out["concurrency"][str(c)] = {
+            "ideal_s": ideal,
+            "schedule_floor_s": floors,
+            "samples": raw,
+            "medians": {k: medians(v, keys) for k, v in raw.items()},
+        }
+    return out
+
+
+def case4(calls: int, rounds: int) -> dict[str, Any]:
+    log(f"case 4: MCP per-call overhead, {calls} calls x {rounds} rounds per transport")
+    WORK.mkdir(parents=True, exist_ok=True)
+    env = pb_env({"BENCH_WORK": str(WORK)})
+    proc = subprocess.run(
+        [str(PB_PY), str(BENCH / "case_mcp.py"), "--calls", str(calls), "--rounds", str(rounds)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"case_mcp.py failed: {proc.stderr[-2000:]}")
+    raw = json.loads(proc.stdout)
+    keys = [
+        "surface_median_ms",
+        "raw_median_ms",
+        "median_of_differences_ms",
+        "difference_of_medians_ms",
+    ]
+    return {
+        "case": "mcp_overhead",
+        "what": "per call, pairbench McpSurface.call (transcript events, outcome, timing) "
+        "minus a raw mcp ClientSession.call_tool, same tracker server tool "
+        "(get_issue), calls alternated; added = median over rounds of the per-round "
+        "median of adjacent-call differences. Inspect: not measured (no equivalent "
+        "layer is compared here).",
+        "calls_per_round": calls,
+        "rounds": rounds,
+        "samples": raw,
+        "medians": {t: medians(v, keys) for t, v in raw.items()},
+    }
+
+
+def _analysis_child(args: list[str]) -> dict[str, Any]:
+    env = pb_env()
+    for v in BLAS_VARS:  # benchmark numpy on its native kernel (see .library/env README)
+        env.pop(v, None)
+    folder = WORK / "case5"
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / "out.json"
+    argv = [
+        "/bin/sh",
+        "-c",
+        f'exec "$0" "$@" > {out}',
+        str(PB_PY),
+        str(BENCH / "case_analysis.py"),
+        *args,
+    ]
+    res = run_child(argv, cwd=folder, env=env, log=folder / "err.log", timeout_s=1800)
+    data = json.loads(out.read_text())
+    data["process"] = res
+    return data
+
+
+def case5(reps: int, mcnemar_cap: float, sizes: list[int]) -> dict[str, Any]:
+    log(f"case 5: analysis of 1,000,000 synthetic records; build_summary at {sizes}")
+    stats = []
+    for r in range(reps):
+        log(f"  rep {r + 1}/{reps}: statistics on numpy arrays")
+        stats.append(_analysis_child(["stats", "--mcnemar-cap", str(mcnemar_cap)]))
+    summary: list[dict[str, Any]] = []
+    log("  build_summary, unpatched, 2,000 records")
+    summary.append(_analysis_child(["summary", "--records", "2000"]))
+    log("  build_summary, unpatched, 4,000 records")
+    summary.append(_analysis_child(["summary", "--records", "4000"]))
+    for n in sizes:
+        log(f"  build_summary, bench-side overflow shim, {n} records")
+        summary.append(_analysis_child(["summary", "--records", str(n), "--shim-overflow"]))
+    shimmed = [s for s in summary if s.get("shim_overflow") and "build_summary_s" in s]
+    extrap: dict[str, Any] = {"label": "EXTRAPOLATED, not measured"}
+    if len(shimmed) >= 2:
+        a, b = shimmed[-2], shimmed[-1]
+        exp_ = math.log(b["build_summary_s"] / a["build_summary_s"]) / math.log(
+            b["records"] / a["records"]
+        )
+        scale = 1_000_000 / b["records"]
+        per_rec_mb = (b["rss_after_records_mb"] - b["rss_after_imports_mb"]) / b["records"]
+        extrap.update(
+            fit_between_records=[a["records"], b["records"]],
+            exponent=exp_,
+            build_summary_s_at_1m_power_law=b["build_summary_s"] * scale**exp_,
+            build_summary_s_at_1m_if_linear=b["build_summary_s"] * scale,
+            parse_json_s_at_1m_linear=b["parse_json_s"] * scale,
+            records_in_memory_mb_at_1m_linear=per_rec_mb * 1_000_000,
+        )
+    core = [s["core_total_s"] for s in stats]
+    return {
+        "case": "analysis",
+        "what": "(a) statistics alone on numpy arrays of 1,000,000 records (500,000 pairs, "
+        "5,000 tasks x 100 trials): paired counts, exact McNemar, Newcombe + phi, "
+        "task-clustered bootstrap (2,000 reps) of the mean paired success difference; "
+        "time and peak RSS of the process. (b) build_summary on synthetic TrialResult "
+        "records at small sizes, extrapolated to 1,000,000 (labelled).",
+        "reps": reps,
+        "stats_samples": stats,
+        "stats_medians": {
+            "core_total_s": median(core),
+            "core_total_is_extrapolated": any(s["core_total_is_extrapolated"] for s in stats),
+            "core_total_without_mcnemar_s": median(
+                [s["core_total_without_mcnemar_s"] for s in stats]
+            ),
+            "peak_rss_mb": median([s["process"]["peak_rss_mb"] for s in stats]),
+            **{k: median([s["timings_s"][k] for s in stats]) for k in stats[0]["timings_s"]},
+        },
+        "summary_samples": summary,
+        "summary_extrapolation": extrap,
+    }
+
+
+# -- table ------------------------------------------------------------------------------------
+def _fmt(x: float | None, unit: str = "", nd: int = 2) -> str:
+    if x is None:
+        return "n/a"
+    if isinstance(x, float) and math.isinf(x):
+        return "inf"
+    return f"{x:.{nd}f}{unit}"
+
+
+def _verdict(value: float | None, target: float) -> str:
+    if value is None:
+        return "n/a"
+    return "met" if value <= target else "NOT met"
+
+
+def build_table(quick: bool = False) -> dict[str, Any]:
+    def load(name: str) -> dict[str, Any] | None:
+        p = results_dir(quick) / f"{name}.json"
+        return json.loads(p.read_text()) if p.exists() else None
+
+    rows: list[dict[str, Any]] = []
+
+    def row(
+        case: str,
+        metric: str,
+        pb: float | None,
+        insp: float | None,
+        target: float | None,
+        unit: str,
+        nd: int = 2,
+        note: str = "",
+    ) -> None:
+        ratio = pb / insp if pb is not None and insp else None
+        rows.append(
+            {
+                "case": case,
+                "metric": metric,
+                "pairbench": pb,
+                "inspect": insp,
+                "ratio": ratio,
+                "target": target,
+                "verdict": _verdict(pb, target) if target is not None else "",
+                "unit": unit,
+                "nd": nd,
+                "note": note,
+            }
+        )
+
+    c1 = load("startup")
+    if c1:
+        m = c1["medians"]
+        row(
+            "1 start-up",
+            "start to first trial (s)",
+            m["pairbench"]["first_trial_s"],
+            m["inspect"]["first_trial_s"],
+            TARGETS["startup_s"],
+            " s",
+        )
+        row(
+            "1 start-up",
+            "peak RSS (MB)",
+            m["pairbench"]["peak_rss_mb"],
+            m["inspect"]["peak_rss_mb"],
+            TARGETS["startup_rss_mb"],
+            " MB",
+            0,
+        )
+        row(
+            "1 start-up",
+            "whole process wall (s)",
+            m["pairbench"]["wall_s"],
+            m["inspect"]["wall_s"],
+            None,
+            " s",
+        )
+    c2 = load("harness_cpu")
+    if c2:
+        for n, d in c2["sizes"].items():
+            m = d["medians"]
+            row(
+                f"2 CPU/trial n={n}",
+                "CPU per trial (ms)",
+                m["pairbench"]["cpu_per_trial_ms"],
+                m["inspect"]["cpu_per_trial_ms"],
+                TARGETS["cpu_per_trial_ms"],
+                " ms",
+            )
+            row(
+                f"2 CPU/trial n={n}",
+                "marginal CPU per trial (ms)",
+                m["pairbench"]["marginal_cpu_per_trial_ms"],
+                m["inspect"]["marginal_cpu_per_trial_ms"],
+                None,
+                " ms",
+            )
+    c3 = load("sleep_concurrency")
+    if c3:
+        for c, d in c3["concurrency"].items():
+            m = d["medians"]
+            row(
+                f"3 sleep c={c}",
+                f"wall after start-up / ideal {d['ideal_s']:g} s",
+                m["pairbench"]["ratio_after_startup"],
+                m["inspect"]["ratio_after_startup"],
+                TARGETS["sleep_ratio"],
+                "x",
+                note=f"pairbench floor {d['schedule_floor_s']['pairbench']:g} s: "
+                f"{_fmt(m['pairbench']['ratio_to_schedule_floor'], 'x')} of it",
+            )
+            row(
+                f"3 sleep c={c}",
+                "span first→last trial / ideal",
+                m["pairbench"]["ratio_span"],
+                m["inspect"]["ratio_span"],
+                None,
+                "x",
+            )
+    c4 = load("mcp_overhead")
+    if c4:
+        for t in ("stdio", "http"):
+            m = c4["medians"][t]
+            row(
+                f"4 MCP {t}",
+                "added per call (ms)",
+                m["median_of_differences_ms"],
+                None,
+                TARGETS["mcp_added_ms"],
+                " ms",
+                3,
+                note=f"raw call {_fmt(m['raw_median_ms'], ' ms', 3)}, "
+                f"diff of medians {_fmt(m['difference_of_medians_ms'], ' ms', 3)}",
+            )
+    c5 = load("analysis")
+    if c5:
+        sm = c5["stats_medians"]
+        row(
+            "5 analysis 1M (a)",
+            "stats time (s)"
+            + (" [McNemar part extrapolated]" if sm["core_total_is_extrapolated"] else ""),
+            sm["core_total_s"],
+            None,
+            TARGETS["analysis_s"],
+            " s",
+            1,
+            note=f"without McNemar {_fmt(sm['core_total_without_mcnemar_s'], ' s')}",
+        )
+        row(
+            "5 analysis 1M (a)",
+            "peak RSS (MB)",
+            sm["peak_rss_mb"],
+            None,
+            TARGETS["analysis_rss_mb"],
+            " MB",
+            0,
+        )
+        ex = c5["summary_extrapolation"]
+        if "build_summary_s_at_1m_power_law" in ex:
+            row(
+                "5 report 1M (b)",
+                "build_summary (s) EXTRAPOLATED",
+                ex["build_summary_s_at_1m_power_law"],
+                None,
+                TARGETS["analysis_s"],
+                " s",
+                0,
+                note=f"n^{ex['exponent']:.2f} fit on {ex['fit_between_records']} records "
+                f"(with the bench overflow shim); linear would be "
+                f"{_fmt(ex['build_summary_s_at_1m_if_linear'], ' s', 1)}",
+            )
+            row(
+                "5 report 1M (b)",
+                "records in memory (MB) EXTRAPOLATED",
+                ex["records_in_memory_mb_at_1m_linear"],
+                None,
+                TARGETS["analysis_rss_mb"],
+                " MB",
+                0,
+            )
+    return {"rows": rows, "targets": TARGETS}
+
+
+def print_table(table: dict[str, Any]) -> None:
+    head = ["case", "metric", "pairbench", "Inspect", "pb/Inspect", "target", "verdict"]
+    lines = []
+    for r in table["rows"]:
+        lines.append(
+            [
+                r["case"],
+                r["metric"],
+                _fmt(r["pairbench"], r["unit"], r["nd"]),
+                _fmt(r["inspect"], r["unit"], r["nd"]) if r["inspect"] is not None else "—",
+                _fmt(r["ratio"], "x") if r["ratio"] is not None else "—",
+                (f"≤ {r['target']:g}" if r["target"] is not None else ""),
+                r["verdict"],
+            ]
+        )
+    widths = (
+        [max(len(h), *(len(x[i]) for x in lines)) for i, h in enumerate(head)]
+        if lines
+        else [len(h) for h in head]
+    )
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    print(fmt.format(*head))
+    print(fmt.format(*("-" * w for w in widths)))
+    for x in lines:
+        print(fmt.format(*x))
+    notes = [f"  {r['case']}: {r['note']}" for r in table["rows"] if r["note"]]
+    if notes:
+        print("notes:")
+        print("\n".join(notes))
+
+
+# -- main -------------------------------------------------------------------------------------
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="one run each, smaller sizes")
+    ap.add_argument("--big", action="store_true", help="also case 2 at 10,000 trials")
+    ap.add_argument("--cases", default="1,2,3,4,5")
+    ap.add_argument(
+        "--reps",
+        type=int,
+        default=None,
+        help="interleaved runs (default 3; 5 for start-up; 1 in quick mode)",
+    )
+    ap.add_argument(
+        "--profile",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="profile missed targets (default: on, off in quick mode)",
+    )
+    ap.add_argument("--table", action="store_true", help="only print the table of results")
+    a = ap.parse_args()
+    if a.table:
+        print_table(build_table(a.quick))
+        return
+    if not PB_PY.exists():
+        sys.exit(f"{PB_PY} is missing: run `make install` first (make bench does)")
+    cases = {c.strip() for c in a.cases.split(",")}
+    quick = a.quick
+    reps = a.reps or (1 if quick else 3)
+    WORK.mkdir(parents=True, exist_ok=True)
+    machine = machine_info()
+    meta = {
+        "machine": machine,
+        "mode": "quick" if quick else "full",
+        "inspect_ai_version_pinned": INSPECT_VERSION,
+    }
+    if cases & {"1", "2", "3"}:
+        ensure_inspect()
+        machine["inspect_ai"] = machine_info()["inspect_ai"]
+    startup = None
+    if "1" in cases:
+        startup = case1(a.reps or (3 if quick else 5)) | meta
+        write_result("startup", startup, quick)
+    elif (results_dir(quick) / "startup.json").exists():
+        startup = json.loads((results_dir(quick) / "startup.json").read_text())
+    if "2" in cases:
+        sizes = [1000] + ([10000] if a.big else [])
+        res = case2(reps, sizes, startup) | meta
+        if not a.big:
+            res["note_10000"] = (
+                "10,000 trials not run (use --big / make bench BIG=1): about "
+                "2 x 3 runs of 35 s (pairbench) and 110 s (Inspect), ~7 min"
+            )
+        write_result("harness_cpu", res, quick)
+    if "3" in cases:
+        n = 200 if quick else 1000
+        write_result("sleep_concurrency", case3(reps, n, [50, 200]) | meta, quick)
+    if "4" in cases:
+        write_result(
+            "mcp_overhead", case4(200 if quick else 1000, reps if not quick else 1) | meta, quick
+        )
+    if "5" in cases:
+        sizes = [2000, 8000] if quick else [2000, 8000, 20000]
+        write_result("analysis", case5(reps, 10.0 if quick else 60.0, sizes) | meta, quick)
+    table = build_table(quick)
+    write_result("summary", {"machine": machine, "mode": meta["mode"], **table}, quick)
+    print()
+    print(
+        f"pairbench bench ({meta['mode']}), {machine['date']}, {machine['cpu']}, "
+        f"{machine['cores']} cores, inspect-ai {machine.get('inspect_ai')}"
+    )
+    print_table(table)
+    do_profile = a.profile if a.profile is not None else not quick
+    if do_profile:
+        missed = sorted({r["case"].split()[0] for r in table["rows"] if r["verdict"] == "NOT met"})
+        if missed:
+            log(f"profiling missed targets (cases {', '.join(missed)})")
+            subprocess.run(
+                [str(PB_PY), str(BENCH / "profile_hotspots.py"), *missed], env=pb_env(), check=False
+            )
+
+
+if __name__ == "__main__":
+    main()
