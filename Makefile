@@ -33,9 +33,29 @@ types: dev
 
 check: lint types
 
-# System packages the cross-check tests need (R for statistics references). Installed
-# when missing and root; otherwise those tests skip loudly (and fail under CI=true).
+# System packages the cross-check tests need (R for statistics references, Chromium >= 156
+# for WebMCP pages). Installed when missing and root; otherwise those tests skip loudly (and
+# fail under CI=true). PAIRBENCH_CHROMIUM names another Chromium (then nothing is installed).
+# Never `playwright install`: Playwright drives this Chromium through executable_path.
 system-deps:
+	@if [ -n "$$PAIRBENCH_CHROMIUM" ]; then \
+	  echo "using PAIRBENCH_CHROMIUM=$$PAIRBENCH_CHROMIUM"; \
+	else \
+	  major=$$(chromium --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+' | cut -d. -f1); \
+	  if [ -z "$$major" ] || [ "$$major" -lt 156 ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	      echo "installing chromium >= 156 (WebMCP browser tests; apt-get update first)"; \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	        chromium >/dev/null; \
+	    else \
+	      echo "warning: chromium >= 156 is missing and this is not root: set PAIRBENCH_CHROMIUM, or browser tests will skip"; \
+	    fi; \
+	  fi; \
+	fi
+	@chromium="$${PAIRBENCH_CHROMIUM:-chromium}"; \
+	major=$$("$$chromium" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+' | cut -d. -f1); \
+	if [ -n "$$major" ] && [ "$$major" -ge 156 ]; then echo "chromium $$major: WebMCP ok"; \
+	else echo "warning: $$chromium is not Chromium >= 156 (found '$${major:-none}'): WebMCP tests will skip (fail under CI=true)"; fi
 	@if ! Rscript -e 'library(metafor)' >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing r-base-core and r-cran-metafor (R cross-checks)"; \
@@ -58,3 +78,9 @@ docs: install
 
 clean-venv:
 	rm -rf $(VENV)
+
+# Benchmarks side by side with Inspect AI (bench/README.md). QUICK=1: one run each, < 3 min;
+# BIG=1: also 10,000 trials in case 2. Writes bench/results/*.json and prints the table.
+.PHONY: bench
+bench: install
+	$(PY) bench/run.py $(if $(QUICK),--quick) $(if $(BIG),--big)

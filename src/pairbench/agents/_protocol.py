@@ -13,7 +13,7 @@ from pairbench.store._records import Metric, Seeding
 
 
 class ToolSession(Protocol):
-    """A connected tool surface (``pairbench.fixtures.McpSurface`` satisfies it)."""
+    """A connected tool surface (``McpSurface``, ``WebMcpSurface`` and ``ToolSurface`` do)."""
 
     tools: dict[str, list[Any]]
 
@@ -62,6 +62,8 @@ class AgentContext:
     signals: RunSignals = field(default_factory=RunSignals)
     """Shared by every attempt of the run (see ``RunSignals``)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    attachments: list[Path] = field(default_factory=list)
+    """The arm's ``attachments`` (e.g. a PDF), resolved: files handed to the agent as input."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from pairbench.cli import _check, _freeze, _plan, _run, _studies  # noqa: F401 - registers commands
+from pairbench.cli import (  # noqa: F401 - registers commands
+    _check,
+    _freeze,
+    _plan,
+    _run,
+    _studies,
+    _study_cmds,
+)
 from pairbench.cli._app import app
 
 

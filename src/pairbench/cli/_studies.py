@@ -80,19 +80,25 @@ def demo(
     api_key_env: str = typer.Option(
         "OPENAI_API_KEY", help="openai: the environment variable holding the key."
     ),
+    study_name: str = typer.Option(
+        "mcp-transports", "--study", help="The built-in study to run (see `pairbench studies`)."
+    ),
 ) -> None:
-    """Run the mcp-transports study: the scripted agent on embedded defaults, or a real one.
+    """Run a built-in study (default mcp-transports): its own offline agent, or a real one.
 
-    With the default scripted agent: no network and no keys, a fixture MCP server over real
-    stdio and streamable HTTP. With --agent, the same study runs with that agent; the
-    experiment it ran is copied under RUNS_DIR/demo-<agent>/ so the run can be resumed.
+    With the default scripted agent: no network and no keys (mcp-transports: a fixture MCP
+    server over real stdio and streamable HTTP; webmcp-vs-pdf: its scripted agent reads the
+    PDF in one arm and calls the page's WebMCP tools through headless Chromium in the
+    other). With --agent, the same study runs with that agent; the experiment it ran is
+    copied under RUNS_DIR/demo-<agent>/ so the run can be resumed.
 
     Example:
 
         pairbench demo --runs-dir /tmp/runs
+        pairbench demo --study webmcp-vs-pdf --runs-dir /tmp/runs
         pairbench demo --agent openai --base-url http://127.0.0.1:8080/v1 --model local
     """
-    study = _study("mcp-transports")
+    study = _study(study_name)
     experiment = study.experiment_path
     if agent != "scripted":
         experiment = _demo_copy(study, runs_dir, agent, base_url, model, api_key_env)

@@ -20,7 +20,7 @@ def intended_surface(arm: Arm, events: list[dict[str, Any]]) -> set[str]:
     for event in events:
         if event["kind"] == "mcp_connect" and event.get("ok") and "tools" in event:
             listed[str(event["server"])] = [str(t) for t in event["tools"]]
-    for server in arm.tools.mcp:
+    for server in arm.tools.surfaces():  # MCP servers and WebMCP pages
         if server in listed:
             surface.update(f"{server}.{tool}" for tool in listed[server])
         else:

@@ -17,6 +17,8 @@ from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, 
 from pairbench.agents._transcript import Transcript
 from pairbench.fixtures._mcp import FixtureError, McpSurface, mcp_client_config
 from pairbench.fixtures._protocol import FixtureState
+from pairbench.fixtures._surface import ToolSurface
+from pairbench.fixtures._webmcp import WebMcpSurface
 from pairbench.grading._metrics import compute_metrics
 from pairbench.grading._protocol import GradeInput
 from pairbench.grading._security import assess_security
@@ -90,20 +92,26 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         return record("infra", f"preparing the attempt failed: {exc}")
 
     servers = {} if arm.tools == "none" else dict(arm.tools.mcp)
+    pages = {} if arm.tools == "none" else dict(arm.tools.webmcp)
     warm = rc.warm_urls.get(key.arm, {})
     server_env = scrubbed_env(workdir / "servers")
+    try:
+        attachments = [rc.loaded.resolve(rel) for rel in arm.attachments]
+    except ValueError as exc:
+        return record("infra", f"preparing the attempt failed: {exc}")
+    if attachments:
+        transcript.emit("attachments", files=list(arm.attachments))
 
     @asynccontextmanager
     async def open_tools() -> AsyncIterator[ToolSession]:
-        surface = McpSurface(
-            servers,
-            warm,
-            pair.seed,
-            fixture_dir,
-            rel,
-            server_env,
-            transcript,
-        )
+        parts: list[McpSurface | WebMcpSurface] = []
+        if servers:
+            parts.append(
+                McpSurface(servers, warm, pair.seed, fixture_dir, rel, server_env, transcript)
+            )
+        if pages:
+            parts.append(WebMcpSurface(pages, warm, transcript))
+        surface = parts[0] if len(parts) == 1 else ToolSurface(parts)
         async with surface as connected:
             yield connected
 
@@ -121,13 +129,14 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         transcript=transcript,
         settings=dict(agent_spec.settings),
         timeout_s=exp.budget.trial_timeout_s,
-        has_tools=bool(servers),
-        open_tools=open_tools if servers else None,
+        has_tools=bool(servers or pages),
+        open_tools=open_tools if servers or pages else None,
         mcp_config=mcp_client_config(servers, warm, pair.seed, fixture_dir, rel, server_env)
         if servers
         else None,
         plan=plan,
         signals=rc.signals,
+        attachments=attachments,
     )
     t0 = time.perf_counter()
     output: AgentOutput | None = None

@@ -19,7 +19,7 @@ from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._context import CANARY_ENV, RunContext
 from pairbench.runner._progress import RunProgress
 from pairbench.schedule._plan import Pair, Schedule, TrialKey
-from pairbench.spec._models import McpServer
+from pairbench.spec._models import McpServer, WebMcpPage
 from pairbench.store._atomic import sha256_file
 from pairbench.store._journal import Journal
 from pairbench.store._records import Outcome, TrialResult
@@ -203,9 +203,11 @@ class Executor:
             for arm_name, arm in exp.arms.items():
                 if arm.tools == "none":
                     continue
-                for name, spec in arm.tools.mcp.items():
-                    if spec.transport != "http":
-                        continue
+                sites: dict[str, McpServer | WebMcpPage] = {
+                    **{n: s for n, s in arm.tools.mcp.items() if s.transport == "http"},
+                    **arm.tools.webmcp,  # a WebMCP page's site is warm too: once per run
+                }
+                for name, spec in sites.items():
                     env = scrubbed_env(self.rc.workdir(f"_warm/{arm_name}.{name}"))
                     server = await self._start_with_retry(name, spec, env)
                     started.append(server)
@@ -216,7 +218,7 @@ class Executor:
                 await server.aclose()
 
     async def _start_with_retry(
-        self, name: str, spec: McpServer, env: dict[str, str]
+        self, name: str, spec: McpServer | WebMcpPage, env: dict[str, str]
     ) -> WarmServer:
         root = self.rc.run_dir.fixtures_root
         root.mkdir(parents=True, exist_ok=True)
@@ -227,8 +229,9 @@ class Executor:
             try:
                 return await start_warm_server(name, spec, root, env)
             except FixtureError as second:
+                what = "MCP server" if isinstance(spec, McpServer) else "WebMCP site"
                 raise InfraStop(
-                    f"the warm MCP server {name!r} failed to start twice: {second}"
+                    f"the warm {what} {name!r} failed to start twice: {second}"
                 ) from second
 
 

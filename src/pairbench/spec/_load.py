@@ -60,6 +60,7 @@ def _semantic(
     for name, source in sources.items():
         yield from _named_dir(root, ("sources", name, "path"), _get(source, ("path",)))
     for a, arm in (arms or {}).items():
+        yield from _attachments(root, a, _get(arm, ("attachments",)), files)
         wanted = _get(arm, ("source",))
         if wanted is not None and wanted not in sources:
             known = ", ".join(sorted(sources)) or "none declared"
@@ -83,6 +84,17 @@ def _semantic(
         yield from _registered(registry, "fixtures", ("tasks", i, "fixture"), task.get("fixture"))
         for key in ("prompt", "plan"):
             yield from _named_file(root, ("tasks", i, key), task.get(key))
+
+
+def _attachments(root: Path, arm: str, attachments: Any, files: Any) -> Iterator[Found]:
+    locked = {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
+    for i, rel in enumerate(attachments if isinstance(attachments, list) else []):
+        where: tuple[Part, ...] = ("arms", arm, "attachments", i)
+        problems = list(_named_file(root, where, rel))
+        yield from problems
+        if not problems and isinstance(rel, str) and rel and rel not in locked:
+            message = f"attachment '{rel}' is not listed in 'files', so its bytes are not locked"
+            yield where, message, f"add '{rel}' to the experiment's 'files'"
 
 
 def _comparisons(comparisons: Any, arms: dict[str, Any] | None) -> Iterator[Found]:

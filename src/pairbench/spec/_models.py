@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from pairbench._model import Frozen
 
@@ -54,13 +54,57 @@ class McpServer(Frozen):
         return self
 
 
+class WebMcpPage(Frozen):
+    """A web page whose WebMCP tools (``document.modelContext``) are on an arm's surface.
+
+    The agent's browser (headless Chromium) opens ``path`` on the site that ``serve`` runs.
+    """
+
+    serve: list[str] = Field(min_length=1)
+    """The command that serves the site, once per run. It binds 127.0.0.1 port 0 and writes
+    its base URL to the file named by ``PAIRBENCH_URL_FILE``; ``python3`` means this
+    interpreter."""
+    path: str = "/"
+    """The page to open, relative to the site's base URL."""
+    env: dict[str, str] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """Environment the site process gets on top of the scrubbed base."""
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str) -> str:
+        if not value.startswith("/") or "//" in value:
+            raise ValueError(f"path {value!r} must start with '/' (e.g. '/' or '/page')")
+        return value
+
+
 class Tools(Frozen):
     """An arm's tool surface beyond ``none``."""
 
     mcp: dict[SafeId, McpServer] = Field(default_factory=dict)
     """MCP servers by name; tool ``t`` of server ``s`` is on the surface as ``s.t``."""
+    webmcp: dict[SafeId, WebMcpPage] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """WebMCP pages by name; tool ``t`` that page ``p`` registers is on the surface as ``p.t``.
+    (Left out of the canonical form when empty, so older experiments keep their hash.)"""
     other: list[str] = Field(default_factory=list)
     """Other tool names the agent may use (e.g. an agent CLI's built-ins), kept on-surface."""
+
+    # A field validator, not a model validator: a model validator would rename this branch
+    # of ``Arm.tools``'s union in error locations (and the YAML line lookup relies on it).
+    @field_validator("webmcp")
+    @classmethod
+    def _unique_names(
+        cls, value: dict[str, WebMcpPage], info: ValidationInfo
+    ) -> dict[str, WebMcpPage]:
+        shared = sorted(set(info.data.get("mcp") or {}) & set(value))
+        if shared:
+            raise ValueError(
+                f"{shared} named both an MCP server and a WebMCP page: give each its own name"
+            )
+        return value
+
+    def surfaces(self) -> list[str]:
+        """The names of every MCP server and WebMCP page (tool ``t`` is ``name.t``)."""
+        return [*self.mcp, *self.webmcp]
 
 
 class AgentSpec(Frozen):
@@ -94,6 +138,9 @@ class Arm(Frozen):
     agent: AgentSpec | None = None
     """Overrides the experiment's agent for this arm only."""
     tools: Literal["none"] | Tools = "none"
+    attachments: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Files (relative to the experiment file) given to the agent, e.g. a PDF. Name them in
+    ``files`` too so their bytes are in the lock. Left out of the canonical form when empty."""
 
 
 class GraderRef(Frozen):

@@ -1,14 +1,18 @@
-"""The ``webmcp-vs-pdf`` study: statistics engine, reference answers, scorer and frozen PDF.
+"""The ``webmcp-vs-pdf`` study: statistics engine, reference answers, scorer, frozen PDF,
+the WebMCP page and its site, the people's page and the offline scripted agent.
 
 **Usage**::
 
-    from pairbench.studies.webmcp_vs_pdf import reference_answer, score_answer
+    from pairbench.studies.webmcp_vs_pdf import STUDY, reference_answer, score_answer
     reference_answer()["overall"]["estimate"]   # REML pooled estimate, all 19 records
     score_answer(raw_answer_text).label          # '13/13', '9/13' or 'parse failure'
+    STUDY.experiment_path                        # .../study/experiment.yaml
 """
 
 from pathlib import Path
 
+from pairbench.studies._study import Study
+from pairbench.studies.webmcp_vs_pdf._agent import WebMcpVsPdfScriptedAgent
 from pairbench.studies.webmcp_vs_pdf._dataset import (
     BASELINE_VERSION,
     DATASET_PATH,
@@ -45,6 +49,12 @@ from pairbench.studies.webmcp_vs_pdf._scorer import (
     score_answer,
 )
 
+STUDY = Study(
+    name="webmcp-vs-pdf",
+    title="Frozen PDF vs a WebMCP page in headless Chromium: one analysis prompt, 13 fields",
+    root=STUDY_ROOT,
+)
+
 
 def build_pdf(path: Path | str) -> str:
     """Write the frozen PDF to ``path`` and return its SHA-256 (equal to ``PDF_SHA256``).
@@ -57,6 +67,16 @@ def build_pdf(path: Path | str) -> str:
     return build(path)
 
 
+def build_page() -> str:
+    """The frozen agent-facing page's text (``study/page/index.html`` holds these bytes).
+
+    Imports ``_page`` only when called (it runs as ``python -m ..._page OUT``).
+    """
+    from pairbench.studies.webmcp_vs_pdf._page import build_page as build
+
+    return build()
+
+
 __all__ = [
     "BASELINE_VERSION",
     "DATASET_PATH",
@@ -67,6 +87,7 @@ __all__ = [
     "PDF_PATH",
     "PDF_SHA256",
     "PDF_WRITER_VERSION",
+    "STUDY",
     "STUDY_ROOT",
     "TOTAL_FIELDS",
     "EggerTest",
@@ -76,6 +97,8 @@ __all__ = [
     "Record",
     "RuleOutcome",
     "Score",
+    "WebMcpVsPdfScriptedAgent",
+    "build_page",
     "build_pdf",
     "egger_test",
     "fit_dataset",
