@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pairbench._errors import RunDirError
-from pairbench.report import ReportPaths, build_summary, write_reports
 from pairbench.store._load_run import load_run
+
+if TYPE_CHECKING:
+    from pairbench.report import ReportPaths
 
 
 def write_report(run_dir: Path) -> ReportPaths:
@@ -18,6 +21,9 @@ def write_report(run_dir: Path) -> ReportPaths:
         paths = write_report(Path("runs/mcp-transports-20261129T150000Z-abc123"))
         print(paths.markdown)
     """
+    # The report stack pulls in scipy.stats and jinja2 (~0.7 s): load it when reporting.
+    from pairbench.report import build_summary, write_reports
+
     run = load_run(run_dir)
     info = dict(run.info)
     review = run.run_dir.path / "manual_review.json"
