@@ -8,7 +8,7 @@ Settings (``agent.settings``; see ``OpenAISettings``)::
       settings: {base_url: http://127.0.0.1:8080/v1, model: qwen3-8b, temperature: 0,
                  max_turns: 10, max_output_tokens: 1024, seed: true, stream: false,
                  request_timeout_s: 120, max_retries: 0,
-                 price_per_1k: {input: 0.0005, output: 0.0015}}
+                 attachments: auto, price_per_1k: {input: 0.0005, output: 0.0015}}
 
 **Tools.** Every tool of the arm's MCP servers (connected with ``ctx.open_tools()`` in this
 task) is offered as a function named ``<server>__<tool>`` (characters outside
@@ -17,6 +17,11 @@ surface, so the transcript records ``tool_call``/``tool_result`` and the fixture
 A call of a name that was not offered, or with arguments that are not a JSON object, is
 answered with an error message to the model and recorded as ``invalid_tool_call`` (nothing
 ran). An arm without tools gets plain completions.
+
+**Attachments** (the arm's ``attachments``, e.g. a PDF) go with the prompt in the first user
+message, as file content parts (``file``), as extracted text with each file's name and SHA-256
+(``text``), or ``auto``: file parts, then text if the endpoint rejects them with HTTP 400. One
+``attachment`` event per file records the mode sent (see ``_openai_attachments``).
 
 **Loop.** Send the messages; execute every tool call of the reply; append the results;
 repeat until a reply has no tool calls (its text is the final answer) or ``max_turns``
@@ -55,6 +60,7 @@ import httpx2
 import openai
 from openai import AsyncOpenAI
 
+from pairbench.agents._openai_attachments import AttachmentError, Attachments
 from pairbench.agents._openai_wire import (
     MalformedReply,
     OpenAISettings,
@@ -144,7 +150,12 @@ class OpenAIAgent:
         messages: list[dict[str, Any]] = []
         if s.system:
             messages.append({"role": "system", "content": s.system})
-        messages.append({"role": "user", "content": ctx.prompt})
+        attach = Attachments(list(ctx.attachments), s.attachments)
+        try:
+            messages.append({"role": "user", "content": attach.user_content(ctx.prompt)})
+        except AttachmentError as exc:
+            attach.record(ctx.transcript)
+            return self._output(ctx, None, str(exc), totals, evidence)
         final: str | None = None
         error: str | None = None
         hooks = {"request": [evidence.on_request]}
@@ -161,7 +172,7 @@ class OpenAIAgent:
             ) as client,
         ):
             for turn in range(1, s.max_turns + 1):
-                reply = await self._request(ctx, client, evidence, turn, messages, tools)
+                reply = await self._request(ctx, client, evidence, turn, messages, tools, attach)
                 if isinstance(reply, str):
                     error = reply
                     break
@@ -190,8 +201,12 @@ class OpenAIAgent:
         turn: int,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
+        attach: Attachments,
     ) -> Reply | str:
-        """One model call: the reply, or an ``agent_error`` reason; raises ``InfraFailure``."""
+        """One model call: the reply, or an ``agent_error`` reason; raises ``InfraFailure``.
+
+        Under ``attachments: auto`` a 400 while file parts were sent is answered by sending
+        the same turn again with the attachments as text."""
         s = self.settings
         kwargs = self.request_kwargs(ctx, messages, tools)
         first = len(evidence.seeds)
@@ -200,11 +215,23 @@ class OpenAIAgent:
             reply = await complete(client, kwargs)
         except (openai.OpenAIError, httpx2.HTTPError, MalformedReply) as exc:
             reason, setup = describe_failure(exc, s.base_url, s.request_timeout_s)
+            if attach.falls_back(exc):
+                self._event(ctx, evidence, turn, first, t0, ok=False, error=reason, fallback="text")
+                attach.fall_back(reason)
+                user = next(m for m in messages if m["role"] == "user")
+                try:
+                    user["content"] = attach.user_content(ctx.prompt)
+                except AttachmentError as err:
+                    attach.record(ctx.transcript)
+                    return str(err)
+                return await self._request(ctx, client, evidence, turn, messages, tools, attach)
+            attach.record(ctx.transcript)
             self._event(ctx, evidence, turn, first, t0, ok=False, error=reason)
             if setup and not ctx.signals.model_call_succeeded:
                 raise InfraFailure(reason) from exc
             return reason
         ctx.signals.model_call_succeeded = True
+        attach.record(ctx.transcript)
         self._event(
             ctx,
             evidence,

@@ -9,7 +9,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import httpx2
 import openai
@@ -55,6 +55,10 @@ class OpenAISettings(Frozen):
     price_per_1k: PricePer1k | None = None
     system: str | None = None
     """An optional system message, the same in every arm."""
+    attachments: Literal["file", "text", "auto"] = "auto"
+    """How the arm's attachments reach the model: Chat Completions file parts, extracted text
+    in the first user message, or ``auto`` (file parts; text when the endpoint answers 400).
+    See ``pairbench.agents._openai_attachments``."""
 
     @classmethod
     def parse(cls, settings: Mapping[str, Any]) -> OpenAISettings:

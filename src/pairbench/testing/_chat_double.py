@@ -20,6 +20,22 @@ the request carries that call's ``tool`` message the answer is read from the JSO
 With no such tool offered it answers "I cannot reach the tracker from here."; an unknown
 prompt gets "I do not know how to answer that." So a broken tool path cannot pass.
 
+**The meta-analysis agent** (the webmcp-vs-pdf study's common prompt: a REML fit, a refit
+"excluding record <id>", Egger's test with a registered rule and a "Required shape:" JSON).
+When functions ending in ``fit_random_effects`` and ``egger_test`` are offered it calls
+``fit_random_effects`` ``{}``, ``fit_random_effects`` ``{"exclude": [<id>]}`` and
+``egger_test`` ``{"variant": "classic"}`` (in one reply), and once the request carries
+their ``tool`` messages it fills the required shape FROM THOSE RESULTS (their JSON content;
+the rule's thresholds are read from the prompt). A tool result that is not such JSON makes
+it answer in prose (a parse failure). Without those tools it reads the data table (the
+``yi``/``vi`` columns) from the request's text and file parts (a PDF file part through
+pypdf) and estimates by hand: DerSimonian-Laird instead of REML and a normal-approximation
+Egger p, so it is close but not right; with no table it fills the shape with nulls.
+
+**File parts** (``{"type": "file", "file": {"filename", "file_data"}}``) are accepted and
+recorded (``double.files``); ``reject_file_parts`` answers any request carrying one with
+400 ``invalid_value``, as endpoints without file input do.
+
 **Usage** is a deterministic count of the request (``count_tokens``: words and punctuation):
 ``prompt_tokens`` over every message and the offered tools; ``cached_tokens`` the part an
 earlier turn already sent (tools and messages before the last assistant message; 0 on the
@@ -34,7 +50,12 @@ answers 401 to everything, ``api_key`` answers 401 unless the bearer token match
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
+import hashlib
+import io
 import json
+import math
 import re
 import threading
 import time
@@ -70,6 +91,8 @@ class ChatScript(Frozen):
     timings: bool = False
     """Add llama.cpp-style ``timings`` to replies (on the last chunk when streaming)."""
     delay_s: float = Field(default=0.0, ge=0)
+    reject_file_parts: bool = False
+    """Answer a request carrying a file content part with 400 (an endpoint without files)."""
 
 
 @dataclass(frozen=True)
@@ -106,10 +129,13 @@ def _text(content: Any) -> str:
 
 
 def decide(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
-    """The tracker agent's reply to a request: (content, tool_calls)."""
+    """The double's reply to a request: (content, tool_calls)."""
     messages = list(body.get("messages") or [])
     prompt = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
     offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
+    meta = _META_PROMPT.search(prompt)
+    if meta is not None:
+        return _meta_analysis(meta, messages, offered)
     for pattern, tool, fixed, answer in _RULES:
         match = pattern.search(prompt)
         if match is None:
@@ -140,6 +166,196 @@ def decide(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
         except (ValueError, KeyError, TypeError):
             return f"The tracker returned an error: {results[-1][:200]}", []
     return UNKNOWN, []
+
+
+# -- the meta-analysis agent (webmcp-vs-pdf) ------------------------------------------------
+_META_PROMPT = re.compile(
+    r"random-effects meta-analysis using REML.*?excluding record (?P<record>[\w-]+)\."
+    r".*?Egger's regression test.*?passed if p >= (?P<pass_at>\d*\.?\d+), "
+    r"failed if p < (?P<fail_below>\d*\.?\d+).*?Required shape:\s*(?P<shape>\{[^\n]*\})",
+    re.S,
+)
+_NUM = re.compile(r"^-?\d+(?:\.\d+)?$")
+_Z95 = 1.959964
+
+
+def _calls_and_results(messages: list[Mapping[str, Any]]) -> list[tuple[str, Any, str | None]]:
+    """(function name, parsed arguments, tool result text or None) per call the request holds."""
+    results = {
+        str(m.get("tool_call_id")): _text(m.get("content"))
+        for m in messages
+        if m.get("role") == "tool"
+    }
+    out: list[tuple[str, Any, str | None]] = []
+    for m in messages:
+        for c in m.get("tool_calls") or [] if m.get("role") == "assistant" else []:
+            fn = c.get("function") or {}
+            try:
+                args = json.loads(fn.get("arguments") or "{}")
+            except ValueError:
+                args = None
+            out.append((str(fn.get("name")), args, results.get(str(c.get("id")))))
+    return out
+
+
+def _rule(p: Any, pass_at: float, fail_below: float) -> str | None:
+    if not isinstance(p, int | float) or isinstance(p, bool) or not math.isfinite(p):
+        return None
+    return "passed" if p >= pass_at else "failed" if p < fail_below else "inconclusive"
+
+
+def _fill(meta: re.Match[str], sources: list[Mapping[str, Any] | None]) -> str:
+    """The prompt's required shape, its sections filled in order from ``sources``: the full
+    fit, the refit, Egger's test (``None``: unknown, so null)."""
+    shape = json.loads(meta["shape"])
+    bias = sources[-1] or {}
+    out: dict[str, Any] = {}
+    for (section, fields), source in zip(shape.items(), sources, strict=False):
+        filled: dict[str, Any] = {}
+        for key in fields:
+            if key == "excluded":
+                filled[key] = [meta["record"]]
+            elif key == "egger_p":
+                filled[key] = bias.get("p")
+            elif key == "rule_outcome":
+                rule = float(meta["pass_at"]), float(meta["fail_below"])
+                filled[key] = _rule(bias.get("p"), *rule)
+            else:
+                filled[key] = (source or {}).get(key)
+        out[section] = filled
+    return json.dumps(out)
+
+
+def _meta_analysis(
+    meta: re.Match[str], messages: list[Mapping[str, Any]], offered: list[str]
+) -> tuple[str | None, list[dict[str, Any]]]:
+    fit = next((n for n in offered if n.endswith("fit_random_effects")), None)
+    egger = next((n for n in offered if n.endswith("egger_test")), None)
+    if fit is None or egger is None:
+        rows = _table(_request_text(messages))
+        if len(rows) < 3:
+            return _fill(meta, [None, None, None]), []
+        kept = [r for r in rows if r[0] != meta["record"]]
+        return _fill(meta, [_by_hand(rows), _by_hand(kept), _egger_by_hand(rows)]), []
+    plan: list[tuple[str, dict[str, Any]]] = [
+        (fit, {}),
+        (fit, {"exclude": [meta["record"]]}),
+        (egger, {"variant": "classic"}),
+    ]
+    made = _calls_and_results(messages)
+    found: list[str | None] = []
+    for name, args in plan:
+        match = next((i for i, (n, a, _) in enumerate(made) if (n, a) == (name, args)), None)
+        found.append(None if match is None else made.pop(match)[2])
+    if any(result is None for result in found):
+        calls = [
+            {"id": f"call_{len(messages)}_{i}", "type": "function",
+             "function": {"name": name, "arguments": json.dumps(args)}}
+            for i, ((name, args), result) in enumerate(zip(plan, found, strict=True))
+            if result is None
+        ]  # fmt: skip
+        return None, calls
+    parsed: list[Mapping[str, Any] | None] = []
+    for (name, _), result in zip(plan, found, strict=True):
+        try:
+            data = json.loads(result or "")
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            return f"The tool {name} did not return a result I can use: {(result or '')[:200]}", []
+        parsed.append(data)
+    return _fill(meta, parsed), []
+
+
+def _request_text(messages: list[Mapping[str, Any]]) -> str:
+    """The text of every user message: text parts, and file parts read as a model would."""
+    texts: list[str] = []
+    for m in messages:
+        if m.get("role") != "user":
+            continue
+        content = m.get("content")
+        for part in content if isinstance(content, list) else [{"text": content}]:
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "file":
+                texts.append(_file_text(part.get("file") or {}))
+            else:
+                texts.append(str(part.get("text") or ""))
+    return "\n".join(texts)
+
+
+def _file_bytes(file: Mapping[str, Any]) -> bytes | None:
+    data = str(file.get("file_data") or "")
+    try:
+        return base64.b64decode(data.partition("base64,")[2] or data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _file_text(file: Mapping[str, Any]) -> str:
+    data = _file_bytes(file)
+    if data is None:
+        return ""
+    if data.startswith(b"%PDF-"):
+        from pypdf import PdfReader
+
+        try:
+            return "\n".join(p.extract_text() or "" for p in PdfReader(io.BytesIO(data)).pages)
+        except Exception:  # a PDF the double cannot read is just unreadable input
+            return ""
+    return data.decode("utf-8", errors="replace")
+
+
+def _table(text: str) -> list[tuple[str, float, float]]:
+    """(record, yi, vi) rows of a one-cell-per-line table headed ``record ... yi vi``."""
+    lines = [line.strip() for line in text.splitlines()]
+    if "record" not in lines:
+        return []
+    start = lines.index("record")
+    header: list[str] = []
+    for line in lines[start:]:
+        if header and re.fullmatch(r"[A-Za-z]+\d+", line):
+            break
+        header.append(line)
+    if "yi" not in header or "vi" not in header:
+        return []
+    yi, vi, width = header.index("yi"), header.index("vi"), len(header)
+    rows: list[tuple[str, float, float]] = []
+    i = start + width
+    while i + width <= len(lines) and re.fullmatch(r"[A-Za-z]+\d+", lines[i]):
+        cells = lines[i : i + width]
+        if not (_NUM.match(cells[yi]) and _NUM.match(cells[vi])):
+            break
+        rows.append((cells[0], float(cells[yi]), float(cells[vi])))
+        i += width
+    return rows
+
+
+def _by_hand(rows: list[tuple[str, float, float]]) -> dict[str, Any]:
+    """A DerSimonian-Laird fit (the double's shortcut; the protocol asks for REML)."""
+    ys, vs = [r[1] for r in rows], [r[2] for r in rows]
+    w = [1 / v for v in vs]
+    mu_fixed = sum(wi * y for wi, y in zip(w, ys, strict=True)) / sum(w)
+    q = sum(wi * (y - mu_fixed) ** 2 for wi, y in zip(w, ys, strict=True))
+    tau2 = max(0.0, (q - (len(ys) - 1)) / (sum(w) - sum(wi * wi for wi in w) / sum(w)))
+    ws = [1 / (v + tau2) for v in vs]
+    mu = sum(wi * y for wi, y in zip(ws, ys, strict=True)) / sum(ws)
+    se = 1 / math.sqrt(sum(ws))
+    return {"k": len(ys), "estimate": mu, "ci_lower": mu - _Z95 * se,
+            "ci_upper": mu + _Z95 * se, "p": math.erfc(abs(mu / se) / math.sqrt(2))}  # fmt: skip
+
+
+def _egger_by_hand(rows: list[tuple[str, float, float]]) -> dict[str, Any]:
+    """Egger's intercept with a normal (not t) reference distribution: the double's shortcut."""
+    xs = [1 / math.sqrt(r[2]) for r in rows]
+    ts = [r[1] / math.sqrt(r[2]) for r in rows]
+    k, xbar, tbar = len(xs), sum(xs) / len(xs), sum(ts) / len(ts)
+    sxx = sum((x - xbar) ** 2 for x in xs)
+    slope = sum((x - xbar) * (t - tbar) for x, t in zip(xs, ts, strict=True)) / sxx
+    intercept = tbar - slope * xbar
+    sse = sum((t - intercept - slope * x) ** 2 for x, t in zip(xs, ts, strict=True))
+    se = math.sqrt(sse / (k - 2) * (1 / k + xbar**2 / sxx))
+    return {"p": math.erfc(abs(intercept / se) / math.sqrt(2))}
 
 
 # -- usage -----------------------------------------------------------------------------------
@@ -182,9 +398,37 @@ def _timings(usage: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # -- the server -------------------------------------------------------------------------------
-def _error(status: int, message: str, kind: str, code: str | None) -> JSONResponse:
-    body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+def _error(
+    status: int, message: str, kind: str, code: str | None, param: str | None = None
+) -> JSONResponse:
+    body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
     return JSONResponse(body, status_code=status)
+
+
+def file_parts(body: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(``messages[i].content[j]``, part) for every file content part of a request."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, m in enumerate(body.get("messages") or []):
+        content = m.get("content") if isinstance(m, dict) else None
+        for j, part in enumerate(content if isinstance(content, list) else []):
+            if isinstance(part, dict) and part.get("type") == "file":
+                out.append((f"messages[{i}].content[{j}]", part))
+    return out
+
+
+def _file_record(n: int, where: str, part: Mapping[str, Any], accepted: bool) -> dict[str, Any]:
+    file = part.get("file") or {}
+    data = _file_bytes(file)
+    prefix = str(file.get("file_data") or "").partition(";base64,")[0]
+    return {
+        "n": n,
+        "where": where,
+        "filename": file.get("filename"),
+        "mime": prefix.removeprefix("data:") or None,
+        "bytes": None if data is None else len(data),
+        "sha256": None if data is None else hashlib.sha256(data).hexdigest(),
+        "accepted": accepted,
+    }
 
 
 @dataclass
@@ -198,6 +442,14 @@ class ChatDouble:
     """Called (on the server's thread) after each chat request is recorded."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _received: int = 0
+    _files: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[dict[str, Any]]:
+        """Every file content part received: ``{n, where, filename, mime, bytes, sha256,
+        accepted}`` (``bytes``/``sha256`` of the decoded base64 data; None if undecodable)."""
+        with self._lock:
+            return list(self._files)
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -261,6 +513,17 @@ class ChatDouble:
         refusal = self._refusal(request, n)
         if refusal is not None:
             self._record(n, body, refusal.status_code, None)
+            return refusal
+        parts = file_parts(body)
+        accepted = not self.script.reject_file_parts
+        with self._lock:
+            self._files.extend(_file_record(n, w, part, accepted) for w, part in parts)
+        if parts and not accepted:
+            msg = "Invalid value: 'file'. Supported values are: 'text' and 'image_url'."
+            refusal = _error(
+                400, msg, "invalid_request_error", "invalid_value", parts[0][0] + ".type"
+            )
+            self._record(n, body, 400, None)
             return refusal
         if self.script.delay_s:
             await asyncio.sleep(self.script.delay_s)

@@ -9,7 +9,8 @@
 **As a process**::
 
     python -m pairbench.testing.chat_double --port-file /tmp/port \\
-        [--script script.json] [--log exchanges.jsonl] [--rate-limit-on 2] [--fail-auth]
+        [--script script.json] [--log exchanges.jsonl] [--rate-limit-on 2] [--fail-auth] \\
+        [--reject-file-parts]
 
 It binds 127.0.0.1 on a free port (or ``--port``), writes the port to ``--port-file`` once it
 listens, and serves until SIGINT/SIGTERM. ``--script`` is a JSON ``ChatScript``; flags add to
@@ -39,6 +40,7 @@ from pairbench.testing._chat_double import (
     Exchange,
     count_tokens,
     decide,
+    file_parts,
     usage_for,
 )
 
@@ -49,6 +51,7 @@ __all__ = [
     "Exchange",
     "count_tokens",
     "decide",
+    "file_parts",
     "main",
     "start_chat_double",
     "usage_for",
@@ -105,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument(f"--{name}", type=int, action="append", default=[], metavar="N")
     p.add_argument("--fail-auth", action="store_true")
     p.add_argument("--timings", action="store_true", help="add llama.cpp-style timings")
+    p.add_argument(
+        "--reject-file-parts", action="store_true", help="answer file content parts with 400"
+    )
     p.add_argument("--model")
     return p
 
@@ -119,6 +125,8 @@ def _script(args: argparse.Namespace) -> ChatScript:
         data["fail_auth"] = True
     if args.timings:
         data["timings"] = True
+    if args.reject_file_parts:
+        data["reject_file_parts"] = True
     if args.model:
         data["model"] = args.model
     return ChatScript.model_validate(data)
