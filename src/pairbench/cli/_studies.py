@@ -121,8 +121,9 @@ def _demo_copy(
         settings.update(base_url=base_url, model=model, api_key_env=api_key_env)
         spec["env_allow"] = [api_key_env]
     elif agent in {"claude-code", "codex"}:
-        if model:
-            settings["model"] = model
+        if not model:
+            raise PairbenchError(f"--agent {agent} needs --model (e.g. --model sonnet)")
+        settings["model"] = model
     else:
         raise PairbenchError(f"--agent {agent!r}: choose scripted, openai, claude-code or codex")
     yaml = YAML()
