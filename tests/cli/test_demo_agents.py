@@ -13,8 +13,18 @@ from pairbench.testing.chat_double import start_chat_double
 def test_demo_with_the_openai_agent_against_the_local_double(tmp_path: Path) -> None:
     with start_chat_double() as double:
         done = cli(
-            "demo", "--agent", "openai", "--base-url", f"{double.url}/v1", "--model", "double",
-            "--runs-dir", str(tmp_path / "runs"), "--run-seed", "3", cwd=tmp_path,
+            "demo",
+            "--agent",
+            "openai",
+            "--base-url",
+            f"{double.url}/v1",
+            "--model",
+            "double",
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--run-seed",
+            "3",
+            cwd=tmp_path,
         )
         requests = len(double.requests)
     assert done.returncode == 0, done.stderr

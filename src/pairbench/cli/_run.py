@@ -42,12 +42,23 @@ def run(
     new_campaign: bool = typer.Option(
         False, help="Run a held-out set again under the same lock, as a new campaign."
     ),
+    executor: str = typer.Option(
+        "local", help="local (asyncio, this process) or ray (each attempt a Ray task)."
+    ),
+    address: str | None = typer.Option(
+        None,
+        help="ray: the cluster (auto, ray://host:10001); default: a new local Ray.",
+    ),
 ) -> None:
     """Start a new run (a new run ID every time) and write its report.
+
+    With --executor ray (the optional ray extra), attempts run as Ray tasks; this process
+    keeps the schedule, the run directory and the journal. See README, "Running on Ray".
 
     Example:
 
         pairbench run experiment.yaml --runs-dir runs --run-seed 7
+        pairbench run experiment.yaml --executor ray --address ray://head:10001
     """
     finish(
         start_run(
@@ -59,13 +70,23 @@ def run(
             case_set=case_set,
             accept_harness_change=accept_harness_change,
             new_campaign=new_campaign,
+            executor=executor,
+            ray_address=address,
         )
     )
 
 
 @app.command()
 @user_errors
-def resume(run_dir: Path = typer.Argument(..., help="The run directory to finish.")) -> None:
+def resume(
+    run_dir: Path = typer.Argument(..., help="The run directory to finish."),
+    executor: str | None = typer.Option(
+        None, help="local or ray (default: the executor the run was started with)."
+    ),
+    address: str | None = typer.Option(
+        None, help="ray: the cluster (default: the address the run was started with)."
+    ),
+) -> None:
     """Finish only the trials that have no final result; never re-run a finished one.
 
     Refuses if the experiment changed since the run started.
@@ -74,7 +95,9 @@ def resume(run_dir: Path = typer.Argument(..., help="The run directory to finish
 
         pairbench resume runs/mcp-transports-20261129T150000Z-1a2b3c
     """
-    finish(resume_run(run_dir, progress=sys.stderr.isatty()))
+    finish(
+        resume_run(run_dir, progress=sys.stderr.isatty(), executor=executor, ray_address=address)
+    )
 
 
 @app.command(name="report")

@@ -17,6 +17,7 @@ from pairbench.freeze._identity import run_identities
 from pairbench.runner._context import RunContext, canary_for
 from pairbench.runner._gate import check_gate
 from pairbench.runner._progress import RunProgress
+from pairbench.runner._ray import attempt_runner, check_executor
 from pairbench.runner._run import Executor, RunState, planned_keys, run_with_signals
 from pairbench.schedule._plan import Schedule, TrialKey, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
@@ -111,10 +112,14 @@ def _execute(
     run_id = str(info["run_id"])
     rc = RunContext(loaded=loaded, run_dir=run_dir, run_id=run_id, canaries=[canary_for(run_id)])
     total = schedule.attempts
-    with RunProgress(total, enabled=progress) as bar:
+    chosen = info["executor"]
+    with (
+        attempt_runner(loaded, chosen["name"], chosen["address"]) as runner,
+        RunProgress(total, enabled=progress) as bar,
+    ):
         for _ in state.done:
             bar.advance_done("", already=True)
-        executor = Executor(rc, schedule, state, bar)
+        executor = Executor(rc, schedule, state, bar, runner)
         status = asyncio.run(run_with_signals(executor, concurrency))
     info = run_dir.read_run_json()
     info["status"] = status
@@ -133,11 +138,15 @@ def start_run(
     case_set: str | None = None,
     accept_harness_change: bool = False,
     new_campaign: bool = False,
+    executor: str = "local",
+    ray_address: str | None = None,
 ) -> RunOutcome:
     """Run an experiment in a new run directory (a new run ID every time).
 
     ``case_set="held-out"`` runs only under a lock that verifies, once per lock unless
     ``new_campaign``; a changed pairbench is refused unless ``accept_harness_change``.
+    ``executor="ray"`` runs attempts as Ray tasks (on a new local Ray, or the cluster at
+    ``ray_address``: ``auto``, ``ray://host:10001``); see README, "Running on Ray".
 
     **Usage**::
 
@@ -145,6 +154,7 @@ def start_run(
         outcome.run_dir, outcome.status
     """
     loaded = experiment if isinstance(experiment, LoadedExperiment) else load_experiment(experiment)
+    check_executor(loaded, executor, ray_address)
     gate = check_gate(
         loaded,
         runs_dir,
@@ -161,6 +171,7 @@ def start_run(
     lock_sha = write_atomic(run_dir.path / "lock.json", lock_bytes)
     info = _run_json(loaded, run_id, schedule, workers)
     info.update(
+        executor={"name": executor, "address": ray_address},
         case_set=gate.case_set,
         campaign=gate.campaign or None,
         lock_sha256=lock_sha,
@@ -172,7 +183,7 @@ def start_run(
         ],
     )
     info["identities"].update(run_identities(loaded))
-    info["invocations"].append({"command": "run", "at": _now()})
+    info["invocations"].append({"command": "run", "at": _now(), "executor": executor})
     # The planned order is on disk before the first attempt starts.
     run_dir.write_run_json(info)
     journal = run_dir.journal()
@@ -234,10 +245,18 @@ def _split(label: str) -> dict[str, Any]:
     return {"arm": arm, "task": task, "trial": int(trial)}
 
 
-def resume_run(run_dir_path: Path, *, progress: bool = False) -> RunOutcome:
+def resume_run(
+    run_dir_path: Path,
+    *,
+    progress: bool = False,
+    executor: str | None = None,
+    ray_address: str | None = None,
+) -> RunOutcome:
     """Finish only what has no final result; never re-run or overwrite a finished trial.
 
     Refuses when the experiment's canonical hash differs from the one in ``run.json``.
+    Runs on the executor (and Ray address) recorded in ``run.json`` unless ``executor``
+    or ``ray_address`` says otherwise.
     """
     run_dir = RunDir.open(run_dir_path)
     info = run_dir.read_run_json()
@@ -254,9 +273,16 @@ def resume_run(run_dir_path: Path, *, progress: bool = False) -> RunOutcome:
             f"(canonical hash {info.get('canonical_hash')} then, {loaded.canonical_hash} now). "
             "Restore the original experiment, or start a new run."
         )
+    recorded = info.get("executor") or {"name": "local", "address": None}
+    name = executor or str(recorded["name"])
+    if ray_address is None and name == recorded["name"]:
+        ray_address = recorded.get("address")
+    check_executor(loaded, name, ray_address)
+    info["executor"] = {"name": name, "address": ray_address}
     schedule = Schedule.model_validate(info["schedule"])
     state = _recover_state(run_dir, schedule)
-    info["invocations"] = [*info.get("invocations", []), {"command": "resume", "at": _now()}]
+    invocation = {"command": "resume", "at": _now(), "executor": name}
+    info["invocations"] = [*info.get("invocations", []), invocation]
     info["status"] = "running"
     run_dir.write_run_json(info)
     journal = run_dir.journal()

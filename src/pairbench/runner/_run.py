@@ -7,7 +7,7 @@ import contextlib
 import os
 import signal
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -41,16 +41,26 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
+AttemptRunner = Callable[[RunContext, TrialKey, Pair, int], Awaitable[AttemptRecord]]
+"""Runs one attempt: :func:`run_attempt` in this process, or as a Ray task (``_ray.py``)."""
+
+
 class Executor:
-    """The local asyncio executor for one run directory."""
+    """Executes one run directory's schedule; attempts run in-process unless told otherwise."""
 
     def __init__(
-        self, rc: RunContext, schedule: Schedule, state: RunState, progress: RunProgress
+        self,
+        rc: RunContext,
+        schedule: Schedule,
+        state: RunState,
+        progress: RunProgress,
+        attempt_runner: AttemptRunner = run_attempt,
     ) -> None:
         self.rc = rc
         self.schedule = schedule
         self.state = state
         self.progress = progress
+        self.attempt_runner = attempt_runner
         self.journal: Journal = rc.run_dir.journal()
 
     # -- records ---------------------------------------------------------------------------
@@ -155,7 +165,7 @@ class Executor:
             attempt = self.state.attempts[key]
             self.journal.append("attempt_started", key=key.label, attempt=attempt)
             try:
-                rec = await run_attempt(self.rc, key, pair, attempt)
+                rec = await self.attempt_runner(self.rc, key, pair, attempt)
             except asyncio.CancelledError:
                 self._interrupted(key, pair, attempt, "the run was stopped during the attempt")
                 raise

@@ -129,6 +129,17 @@ class Source(Frozen):
     """Paths inside it whose bytes are hashed into the identity (empty: git state only)."""
 
 
+class Resources(Frozen):
+    """What one attempt of an arm asks of a Ray node (``--executor ray``; local ignores it)."""
+
+    num_cpus: float | None = Field(default=None, ge=0)
+    num_gpus: float | None = Field(default=None, ge=0)
+    memory_mb: int | None = Field(default=None, gt=0)
+    """Memory Ray reserves for the attempt (``ray.remote(memory=...)``), in MiB."""
+    custom: dict[str, float] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """Custom Ray resources by name (``ray.remote(resources=...)``)."""
+
+
 class Arm(Frozen):
     """One condition: what differs between arms is the treatment."""
 
@@ -141,6 +152,9 @@ class Arm(Frozen):
     attachments: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     """Files (relative to the experiment file) given to the agent, e.g. a PDF. Name them in
     ``files`` too so their bytes are in the lock. Left out of the canonical form when empty."""
+    resources: Resources | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Per-attempt Ray resources, e.g. ``{num_cpus: 1, memory_mb: 512}`` (``--executor ray``).
+    Left out of the canonical form when unset, so older experiments keep their hash."""
 
 
 class GraderRef(Frozen):

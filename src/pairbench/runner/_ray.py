@@ -1,0 +1,421 @@
+"""The Ray executor: attempts run as Ray tasks; the driver keeps schedule, store and journal.
+
+The driver (the process that runs ``pairbench run``) plans, schedules, starts warm
+servers, and writes every result, transcript and journal line itself. A Ray task runs one
+attempt (fixture, agent, graders: :func:`run_attempt`) and returns the record and the
+transcript's bytes; the driver writes those bytes where the local executor would have
+streamed them, so the journal's hashes are of the same bytes.
+
+A worker lost mid-attempt (killed, out of memory, its node gone) is an ``infra`` attempt
+handled by the usual policy: kept under ``infra/``, retried once, then the run stops. Ray's
+own retries are off (``max_retries=0``, ``retry_exceptions=False``); with them on, a lost
+attempt would be re-run in silence and never reach ``infra/``.
+
+``ray`` is an optional extra (``pip install 'pairbench[ray]'``), imported only here, only
+when the Ray executor is asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import tempfile
+from collections.abc import Awaitable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pairbench._errors import PairbenchError
+from pairbench.agents._transcript import Transcript
+from pairbench.runner._attempt import AttemptRecord, run_attempt
+from pairbench.runner._context import CANARY_ENV, RunContext
+from pairbench.runner._run import AttemptRunner
+from pairbench.schedule._plan import Pair, TrialKey
+from pairbench.spec._load import LoadedExperiment
+from pairbench.spec._models import Arm
+from pairbench.store._records import TrialResult
+from pairbench.store._run_dir import RunDir
+
+EXECUTORS = ("local", "ray")
+"""The executors ``run`` and ``resume`` accept."""
+
+SHARED_LOOPBACK_ENV = "PAIRBENCH_RAY_SHARED_LOOPBACK"
+"""Set to ``1`` to use driver-local warm servers with a remote ``--address`` anyway (every
+node reaches the driver's 127.0.0.1, e.g. a one-machine cluster)."""
+
+CANCEL_GRACE_S = 10.0
+"""After Ctrl-C, how long a task gets to stop its agent and servers before it is killed."""
+
+INSTALL_HINT = "pip install 'pairbench[ray]'"
+
+_LOCAL_ADDRESSES = {None, "", "local"}
+_TRANSCRIPT = "transcript.jsonl"
+
+
+class RayExecutorError(PairbenchError):
+    """The Ray executor cannot run as asked (not installed, unsafe warm servers, ...)."""
+
+
+def is_remote(address: str | None) -> bool:
+    """True for an address that may place tasks on other machines (``auto`` included)."""
+    return address not in _LOCAL_ADDRESSES
+
+
+def warm_servers(loaded: LoadedExperiment) -> list[str]:
+    """``arm.server`` for every server the driver starts once per run on 127.0.0.1."""
+    names: list[str] = []
+    for arm_name, arm in loaded.experiment.arms.items():
+        if arm.tools == "none":
+            continue
+        names += [f"{arm_name}.{n}" for n, s in arm.tools.mcp.items() if s.transport == "http"]
+        names += [f"{arm_name}.{n}" for n in arm.tools.webmcp]
+    return names
+
+
+def check_executor(loaded: LoadedExperiment, executor: str, address: str | None) -> None:
+    """Refuse, before anything starts, an executor that cannot run this experiment safely."""
+    if executor not in EXECUTORS:
+        raise RayExecutorError(
+            f"unknown executor {executor!r}: choose one of {', '.join(EXECUTORS)}"
+        )
+    if executor == "local":
+        if address:
+            raise RayExecutorError(
+                "--address is for --executor ray: add --executor ray, or drop --address"
+            )
+        return
+    ray = import_ray()
+    servers = warm_servers(loaded)
+    if not servers or os.environ.get(SHARED_LOOPBACK_ENV) == "1":
+        return
+    if is_remote(address) or (ray.is_initialized() and _spans_machines(ray)):
+        where = repr(address) if address else "that ray.init connected to"
+        raise RayExecutorError(
+            f"refusing to run {loaded.experiment.id} on the Ray cluster {where}: the "
+            f"warm servers {', '.join(servers)} listen on the driver's 127.0.0.1, which a "
+            "worker on another node cannot reach. On a remote cluster warm HTTP servers must "
+            "run on each node, which pairbench does not do: give the arm per-trial servers "
+            "(transport: stdio), run on a local Ray (no --address), or, if every worker "
+            f"shares this machine's loopback, set {SHARED_LOOPBACK_ENV}=1."
+        )
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or an error that names the extra to install."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayExecutorError(
+            f"--executor ray needs Ray, which is not installed: {INSTALL_HINT} ({exc})"
+        ) from exc
+    return ray
+
+
+def ray_options(arm: Arm) -> dict[str, Any]:
+    """``ray.remote`` options for one attempt of ``arm``: its resources, Ray's retries off.
+
+    ``resources: {num_cpus: 1, memory_mb: 512}`` becomes ``num_cpus=1, memory=536870912``.
+    """
+    opts: dict[str, Any] = {"max_retries": 0, "retry_exceptions": False}
+    res = arm.resources
+    if res is not None:
+        if res.num_cpus is not None:
+            opts["num_cpus"] = res.num_cpus
+        if res.num_gpus is not None:
+            opts["num_gpus"] = res.num_gpus
+        if res.memory_mb is not None:
+            opts["memory"] = res.memory_mb * 1024 * 1024
+        if res.custom:
+            opts["resources"] = dict(res.custom)
+    return opts
+
+
+# -- the worker side ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Shared:
+    """What every attempt of the run needs; put in Ray's object store once."""
+
+    loaded: LoadedExperiment
+    run_dir: Path
+    run_id: str
+    canaries: list[str]
+    warm_urls: dict[str, dict[str, str]]
+    texts: dict[str, str]
+    plans: dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Returned:
+    result: TrialResult
+    transcript: bytes | None
+    """The transcript file's bytes, exactly as the attempt wrote them (None: no file)."""
+    model_call_succeeded: bool
+
+
+def _scratch(run_dir: Path, key: TrialKey, attempt: int) -> Path:
+    """Where a worker that sees the run directory streams the attempt's transcript.
+
+    The driver writes the transcript itself from the bytes the task returns; this file is
+    what is left of a lost or cancelled attempt, which the driver then keeps.
+    """
+    return run_dir / "work" / "_ray" / key.arm / key.task / f"{key.trial}.{attempt}"
+
+
+class _WorkerRunDir(RunDir):
+    """The run directory as a worker sees it: the transcript streams to a scratch file.
+
+    Fixtures and work folders go to the run directory when the worker sees it (a local Ray,
+    a shared filesystem), else under the worker's temporary folder.
+    """
+
+    def __init__(self, path: Path, scratch: Path) -> None:
+        super().__init__(path)
+        self._scratch = scratch
+
+    def working_transcript(self, key: TrialKey, attempt: int) -> Path:
+        return self._scratch / _TRANSCRIPT
+
+
+_T = TypeVar("_T")
+
+
+async def _cancellable(work: Awaitable[_T]) -> _T:
+    """Await ``work``; a ``ray.cancel`` (without force) cancels it at once.
+
+    Ray delivers that cancel as ``_thread.interrupt_main()``: a SIGINT handler call that
+    waits for the main thread to run Python again, which an event loop blocked in
+    ``epoll`` never does. As an asyncio signal handler it arrives through the loop's
+    wake-up pipe, and the attempt is cancelled like a local one on Ctrl-C (the agent's
+    and servers' process groups are stopped).
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    try:
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        added = True
+    except (RuntimeError, ValueError):  # not the main thread: Ray's force cancel still works
+        added = False
+    try:
+        return await work
+    finally:
+        if added:
+            loop.remove_signal_handler(signal.SIGINT)
+
+
+def _attempt_in_worker(
+    shared: _Shared, key: TrialKey, pair: Pair, attempt: int, model_call_succeeded: bool
+) -> _Returned:
+    """One attempt inside a Ray worker (a Ray task's body)."""
+    previous = os.environ.get(CANARY_ENV)
+    os.environ[CANARY_ENV] = shared.canaries[0]  # as the local executor's process has it
+    # Ray starts its processes with SIGINT blocked; the agents this attempt starts get the
+    # signal mask the local executor's children get.
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        with contextlib.ExitStack() as stack:
+            if shared.run_dir.is_dir():  # a local Ray, or a shared filesystem
+                root = shared.run_dir
+                scratch = _scratch(root, key, attempt)
+                scratch.mkdir(parents=True, exist_ok=True)
+            else:
+                scratch = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+                root = scratch / "run"
+            rc = RunContext(
+                loaded=shared.loaded,
+                run_dir=_WorkerRunDir(root, scratch),
+                run_id=shared.run_id,
+                canaries=list(shared.canaries),
+                warm_urls={a: dict(u) for a, u in shared.warm_urls.items()},
+                _texts=dict(shared.texts),
+                _plans={k: dict(v) for k, v in shared.plans.items()},
+            )
+            rc.signals.model_call_succeeded = model_call_succeeded
+            rec = asyncio.run(_cancellable(run_attempt(rc, key, pair, attempt)))
+            rec.transcript.close()
+            path = rc.run_dir.working_transcript(key, attempt)
+            data = path.read_bytes() if path.exists() else None
+            path.unlink(missing_ok=True)  # the driver writes the transcript from these bytes
+            return _Returned(rec.result, data, rc.signals.model_call_succeeded)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if previous is None:
+            os.environ.pop(CANARY_ENV, None)
+        else:
+            os.environ[CANARY_ENV] = previous
+
+
+# -- the driver side ------------------------------------------------------------------------
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _write_durable(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _salvage(rc: RunContext, key: TrialKey, attempt: int) -> None:
+    """Take what a lost or cancelled task streamed (if this driver sees it) as the attempt's
+    working transcript, which ``Executor`` hashes and keeps with the record."""
+    left = _scratch(rc.run_dir.path, key, attempt) / _TRANSCRIPT
+    working = rc.run_dir.working_transcript(key, attempt)
+    if left.is_file() and not working.exists():
+        working.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(left, working)
+
+
+def _lost_reason(exc: BaseException) -> str:
+    first = str(exc).strip().splitlines()
+    detail = first[0] if first else ""
+    return f"the Ray worker running the attempt was lost ({type(exc).__name__}: {detail})"
+
+
+@dataclass
+class RayRunner:
+    """Runs attempts as Ray tasks; called by ``Executor`` in place of :func:`run_attempt`."""
+
+    ray: Any
+    loaded: LoadedExperiment
+    _remote: Any = None
+    _shared: Any = None
+    _options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._remote = self.ray.remote(max_retries=0, retry_exceptions=False)(_attempt_in_worker)
+        self._options = {
+            name: ray_options(arm) for name, arm in self.loaded.experiment.arms.items()
+        }
+
+    def _shared_ref(self, rc: RunContext) -> Any:
+        # Put once, after the warm servers are up (their URLs are in rc.warm_urls by then).
+        if self._shared is None:
+            for task in self.loaded.experiment.tasks:
+                # Prompts and plans travel with the task: a node needs no copy of them. One
+                # that cannot be read is left to the attempt, which records it as infra.
+                with contextlib.suppress(Exception):
+                    rc.text(task.prompt)
+                    if task.plan:
+                        rc.plan(task.plan)
+            shared = _Shared(
+                loaded=self.loaded,
+                run_dir=rc.run_dir.path.resolve(),
+                run_id=rc.run_id,
+                canaries=list(rc.canaries),
+                warm_urls=rc.warm_urls,
+                texts=dict(rc._texts),
+                plans=dict(rc._plans),
+            )
+            self._shared = self.ray.put(shared)
+        return self._shared
+
+    async def __call__(
+        self, rc: RunContext, key: TrialKey, pair: Pair, attempt: int
+    ) -> AttemptRecord:
+        started = _now()
+        ref = self._remote.options(**self._options.get(key.arm, {})).remote(
+            self._shared_ref(rc), key, pair, attempt, rc.signals.model_call_succeeded
+        )
+        try:
+            returned: _Returned = await ref
+        except asyncio.CancelledError:
+            await self._cancel(ref)
+            _salvage(rc, key, attempt)  # kept under interrupted/, as a local attempt's is
+            raise
+        except self.ray.exceptions.RayError as exc:
+            _salvage(rc, key, attempt)  # kept under infra/ with the record
+            # WorkerCrashedError, NodeDiedError, OutOfMemoryError, ObjectLostError, a task
+            # that raised (RayTaskError, e.g. a SystemExit or a node without pairbench):
+            # nothing was graded, and the harness, not the agent, failed.
+            return AttemptRecord(
+                result=self._lost(rc, key, pair, attempt, started, _lost_reason(exc)),
+                transcript=Transcript(None),
+            )
+        if returned.model_call_succeeded:
+            rc.signals.model_call_succeeded = True
+        transcript = Transcript(None)
+        if returned.transcript is not None:
+            # Where the local executor streams it: Executor._finish hashes and files it.
+            _write_durable(rc.run_dir.working_transcript(key, attempt), returned.transcript)
+            transcript.events = [json.loads(line) for line in returned.transcript.splitlines()]
+        return AttemptRecord(result=returned.result, transcript=transcript)
+
+    async def _cancel(self, ref: Any) -> None:
+        """Ask the task to stop (its agent and servers are stopped), then kill it."""
+        ray = self.ray
+        with contextlib.suppress(Exception):
+            ray.cancel(ref, force=False)
+        # Done, failed, timed out, or Ctrl-C again: in every case, make sure it is gone.
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.wrap_future(ref.future()), CANCEL_GRACE_S)
+        with contextlib.suppress(Exception):
+            ray.cancel(ref, force=True)
+
+    def _lost(
+        self, rc: RunContext, key: TrialKey, pair: Pair, attempt: int, started: str, reason: str
+    ) -> TrialResult:
+        exp = self.loaded.experiment
+        return TrialResult(
+            run_id=rc.run_id,
+            experiment=exp.id,
+            arm=key.arm,
+            task=key.task,
+            trial=key.trial,
+            labels=dict(exp.task(key.task).labels),
+            seed=pair.seed,
+            model_seed=pair.model_seed,
+            attempt=attempt,
+            start_order=pair.order.index(key.arm),
+            outcome="infra",
+            reason=reason,
+            agent=exp.arm_agent(key.arm).adapter,
+            started_at=started,
+            ended_at=_now(),
+        )
+
+
+def _spans_machines(ray: Any) -> bool:
+    """True when a Ray the caller initialised may run tasks off this machine."""
+    with contextlib.suppress(Exception):
+        if ray.util.client.ray.is_connected():  # Ray Client: ray://...
+            return True
+    with contextlib.suppress(Exception):
+        return sum(1 for node in ray.nodes() if node.get("Alive")) > 1
+    return False
+
+
+@contextlib.contextmanager
+def attempt_runner(
+    loaded: LoadedExperiment, executor: str, address: str | None
+) -> Iterator[AttemptRunner]:
+    """The attempt runner for ``executor``, with Ray connected for as long as it is open.
+
+    A Ray already initialised by the caller (``ray.init(...)`` before ``start_run``, e.g.
+    with a ``runtime_env``) is used as it is and left running; otherwise this connects to
+    ``address`` (``None``: a new local Ray) and shuts Ray down afterwards.
+    """
+    check_executor(loaded, executor, address)
+    if executor == "local":
+        yield run_attempt
+        return
+    ray = import_ray()
+    owned = not ray.is_initialized()
+    if owned:
+        kwargs: dict[str, Any] = {"logging_level": logging.WARNING}
+        if not is_remote(address):
+            kwargs["include_dashboard"] = False
+        # "local": always a new Ray on this machine, never a cluster RAY_ADDRESS points to.
+        ray.init(address="local" if address in _LOCAL_ADDRESSES else address, **kwargs)
+    try:
+        yield RayRunner(ray, loaded)
+    finally:
+        if owned:
+            ray.shutdown()
