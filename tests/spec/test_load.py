@@ -215,3 +215,12 @@ def test_registry_groups_left_out_are_not_checked(write: Write, valid: str) -> N
     text = valid.replace("fixture: tracker", "fixture: anything")
     registry = {"agents": {"scripted"}, "graders": {"tracker-answer"}}
     assert check_experiment(write(text), registry) == []
+
+
+def test_line_lookup_of_an_odd_path_terminates() -> None:
+    from pairbench.spec._yaml import LineMap
+
+    lines = LineMap({"arms": 3, "arms.a": 4})
+    assert lines.line("arms.a.tools[") == 4
+    assert lines.line("[") is None
+    assert lines.line("tasks[2].grader") is None

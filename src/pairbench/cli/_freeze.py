@@ -10,7 +10,6 @@ from rich.table import Table
 
 from pairbench.cli._app import app, err, out, user_errors
 from pairbench.freeze import verify_experiment, verify_run, write_lock
-from pairbench.freeze._compare import compare_runs
 from pairbench.spec import load_experiment
 
 
@@ -80,6 +79,8 @@ def compare(
 
         pairbench compare runs/A runs/B --treatment source
     """
+    from pairbench.freeze._compare import compare_runs  # the statistics stack: on use
+
     result = compare_runs(run_a, run_b, treatment)
     if not result.valid:
         err.print(

@@ -11,7 +11,6 @@ from rich.table import Table
 
 from pairbench._errors import SpecError
 from pairbench.agents._simulated import expected_discordance
-from pairbench.analysis._power import mcnemar_power, mcnemar_sample_size, power_table
 from pairbench.cli._app import app, out, user_errors
 from pairbench.schedule import build_schedule
 from pairbench.spec import Experiment, load_experiment
@@ -47,10 +46,19 @@ def _simulated_effect(exp: Experiment, a: str, b: str, pairs: int) -> dict[str, 
         "power_at_schedule": None,
     }
     if ratio is not None and ratio != 1.0 and found.discordant > 0:
-        effect["pairs_needed"] = mcnemar_sample_size(found.discordant, ratio, ALPHA, TARGET_POWER)
-        power = mcnemar_power(pairs, found.discordant, ratio, ALPHA)
+        effect["pairs_needed"] = _power().mcnemar_sample_size(
+            found.discordant, ratio, ALPHA, TARGET_POWER
+        )
+        power = _power().mcnemar_power(pairs, found.discordant, ratio, ALPHA)
         effect["power_at_schedule"] = round(power, 4)
     return effect
+
+
+def _power() -> Any:
+    """The power functions, loaded on use (scipy.stats is slow to import)."""
+    from pairbench.analysis import _power as module
+
+    return module
 
 
 def power_data(exp: Experiment, pairs: int) -> dict[str, Any]:
@@ -61,9 +69,11 @@ def power_data(exp: Experiment, pairs: int) -> dict[str, Any]:
             "ratio": row.ratio,
             "pairs_needed": row.pairs,
             "power_at_pairs_needed": round(row.exact_power, 4),
-            "power_at_schedule": round(mcnemar_power(pairs, row.p_discordant, row.ratio), 4),
+            "power_at_schedule": round(
+                _power().mcnemar_power(pairs, row.p_discordant, row.ratio), 4
+            ),
         }
-        for row in power_table(DISCORDANT_SHARES, RATIOS, ALPHA, TARGET_POWER)
+        for row in _power().power_table(DISCORDANT_SHARES, RATIOS, ALPHA, TARGET_POWER)
     ]
     return {
         "test": "exact McNemar, two-sided, per comparison (before Holm)",

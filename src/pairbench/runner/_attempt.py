@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from pairbench import _registry
@@ -15,16 +16,15 @@ from pairbench._template import render
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
 from pairbench.agents._transcript import Transcript
-from pairbench.fixtures._mcp import FixtureError, McpSurface, mcp_client_config
+from pairbench.fixtures._procs import FixtureError
 from pairbench.fixtures._protocol import FixtureState
-from pairbench.fixtures._surface import ToolSurface
-from pairbench.fixtures._webmcp import WebMcpSurface
 from pairbench.grading._metrics import compute_metrics
 from pairbench.grading._protocol import GradeInput
 from pairbench.grading._security import assess_security
 from pairbench.grading._validity import classify_validity
 from pairbench.runner._context import RunContext
 from pairbench.schedule._plan import Pair, TrialKey
+from pairbench.spec._models import McpServer
 from pairbench.store._records import Grade, Outcome, TrialResult
 
 
@@ -104,6 +104,11 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
 
     @asynccontextmanager
     async def open_tools() -> AsyncIterator[ToolSession]:
+        # The MCP SDK and Playwright load only for attempts that use them (start-up cost).
+        from pairbench.fixtures._mcp import McpSurface
+        from pairbench.fixtures._surface import ToolSurface
+        from pairbench.fixtures._webmcp import WebMcpSurface
+
         parts: list[McpSurface | WebMcpSurface] = []
         if servers:
             parts.append(
@@ -131,9 +136,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         timeout_s=exp.budget.trial_timeout_s,
         has_tools=bool(servers or pages),
         open_tools=open_tools if servers or pages else None,
-        mcp_config=mcp_client_config(servers, warm, pair.seed, fixture_dir, rel, server_env)
-        if servers
-        else None,
+        mcp_config=_client_config(servers, warm, pair.seed, fixture_dir, rel, server_env),
         plan=plan,
         signals=rc.signals,
         attachments=attachments,
@@ -195,3 +198,19 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
 def _probe_label(labels: dict[str, str | int]) -> str | None:
     value = labels.get("probe")
     return None if value is None else str(value)
+
+
+def _client_config(
+    servers: dict[str, McpServer],
+    warm: dict[str, str],
+    seed: int,
+    fixture_dir: Path,
+    rel: str,
+    env: dict[str, str],
+) -> dict[str, Any] | None:
+    """The arm's servers as a Claude-Code-style config for subprocess agents (None: none)."""
+    if not servers:
+        return None
+    from pairbench.fixtures._mcp import mcp_client_config
+
+    return mcp_client_config(servers, warm, seed, fixture_dir, rel, env)

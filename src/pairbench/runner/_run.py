@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pairbench._errors import InfraStop
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._transcript import Transcript
-from pairbench.fixtures._mcp import FixtureError, WarmServer, start_warm_server
+from pairbench.fixtures._procs import FixtureError, WarmServer, start_warm_server
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._context import CANARY_ENV, RunContext
 from pairbench.runner._progress import RunProgress

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import Field
 
 from pairbench._model import Frozen
 from pairbench.schedule._seeds import derive_seed, model_seed
 from pairbench.spec._models import Experiment
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class TrialKey(Frozen):
@@ -60,6 +63,8 @@ class Schedule(Frozen):
 
 
 def _order_rng(experiment: str, run_seed: int) -> np.random.Generator:
+    import numpy as np  # only the randomized order needs it; keeps start-up light
+
     digest = hashlib.sha256(f"{experiment}|{run_seed}|order".encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:8], "big"))
 

@@ -67,7 +67,9 @@ class LineMap:
         while path not in self.lines:
             if not path:
                 return None
-            path = re.sub(r"(\[\d+\]|\.?[^.\[]*)$", "", path, count=1)  # drop the last part
+            shorter = re.sub(r"(\[\d+\]|\.?[^.\[]*)$", "", path, count=1)  # drop the last part
+            # A path the pattern cannot shorten (one ending in "[") would loop forever.
+            path = shorter if len(shorter) < len(path) else path[:-1]
         return self.lines[path]
 
 
