@@ -22,24 +22,28 @@ import contextlib
 import json
 import logging
 import os
-import signal
-import tempfile
-from collections.abc import Awaitable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from pairbench._errors import PairbenchError
 from pairbench.agents._transcript import Transcript
 from pairbench.runner._attempt import AttemptRecord, run_attempt
-from pairbench.runner._context import CANARY_ENV, RunContext
+from pairbench.runner._context import RunContext
+from pairbench.runner._ray_worker import (
+    _TRANSCRIPT,
+    _attempt_in_worker,
+    _Returned,
+    _scratch,
+    _Shared,
+)
 from pairbench.runner._run import AttemptRunner
 from pairbench.schedule._plan import Pair, TrialKey
 from pairbench.spec._load import LoadedExperiment
 from pairbench.spec._models import Arm
 from pairbench.store._records import TrialResult
-from pairbench.store._run_dir import RunDir
 
 EXECUTORS = ("local", "ray")
 """The executors ``run`` and ``resume`` accept."""
@@ -54,7 +58,6 @@ CANCEL_GRACE_S = 10.0
 INSTALL_HINT = "pip install 'pairbench[ray]'"
 
 _LOCAL_ADDRESSES = {None, "", "local"}
-_TRANSCRIPT = "transcript.jsonl"
 
 
 class RayExecutorError(PairbenchError):
@@ -136,121 +139,6 @@ def ray_options(arm: Arm) -> dict[str, Any]:
 
 
 # -- the worker side ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Shared:
-    """What every attempt of the run needs; put in Ray's object store once."""
-
-    loaded: LoadedExperiment
-    run_dir: Path
-    run_id: str
-    canaries: list[str]
-    warm_urls: dict[str, dict[str, str]]
-    texts: dict[str, str]
-    plans: dict[str, dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class _Returned:
-    result: TrialResult
-    transcript: bytes | None
-    """The transcript file's bytes, exactly as the attempt wrote them (None: no file)."""
-    model_call_succeeded: bool
-
-
-def _scratch(run_dir: Path, key: TrialKey, attempt: int) -> Path:
-    """Where a worker that sees the run directory streams the attempt's transcript.
-
-    The driver writes the transcript itself from the bytes the task returns; this file is
-    what is left of a lost or cancelled attempt, which the driver then keeps.
-    """
-    return run_dir / "work" / "_ray" / key.arm / key.task / f"{key.trial}.{attempt}"
-
-
-class _WorkerRunDir(RunDir):
-    """The run directory as a worker sees it: the transcript streams to a scratch file.
-
-    Fixtures and work folders go to the run directory when the worker sees it (a local Ray,
-    a shared filesystem), else under the worker's temporary folder.
-    """
-
-    def __init__(self, path: Path, scratch: Path) -> None:
-        super().__init__(path)
-        self._scratch = scratch
-
-    def working_transcript(self, key: TrialKey, attempt: int) -> Path:
-        return self._scratch / _TRANSCRIPT
-
-
-_T = TypeVar("_T")
-
-
-async def _cancellable(work: Awaitable[_T]) -> _T:
-    """Await ``work``; a ``ray.cancel`` (without force) cancels it at once.
-
-    Ray delivers that cancel as ``_thread.interrupt_main()``: a SIGINT handler call that
-    waits for the main thread to run Python again, which an event loop blocked in
-    ``epoll`` never does. As an asyncio signal handler it arrives through the loop's
-    wake-up pipe, and the attempt is cancelled like a local one on Ctrl-C (the agent's
-    and servers' process groups are stopped).
-    """
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None
-    try:
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-        added = True
-    except (RuntimeError, ValueError):  # not the main thread: Ray's force cancel still works
-        added = False
-    try:
-        return await work
-    finally:
-        if added:
-            loop.remove_signal_handler(signal.SIGINT)
-
-
-def _attempt_in_worker(
-    shared: _Shared, key: TrialKey, pair: Pair, attempt: int, model_call_succeeded: bool
-) -> _Returned:
-    """One attempt inside a Ray worker (a Ray task's body)."""
-    previous = os.environ.get(CANARY_ENV)
-    os.environ[CANARY_ENV] = shared.canaries[0]  # as the local executor's process has it
-    # Ray starts its processes with SIGINT blocked; the agents this attempt starts get the
-    # signal mask the local executor's children get.
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    try:
-        with contextlib.ExitStack() as stack:
-            if shared.run_dir.is_dir():  # a local Ray, or a shared filesystem
-                root = shared.run_dir
-                scratch = _scratch(root, key, attempt)
-                scratch.mkdir(parents=True, exist_ok=True)
-            else:
-                scratch = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-                root = scratch / "run"
-            rc = RunContext(
-                loaded=shared.loaded,
-                run_dir=_WorkerRunDir(root, scratch),
-                run_id=shared.run_id,
-                canaries=list(shared.canaries),
-                warm_urls={a: dict(u) for a, u in shared.warm_urls.items()},
-                _texts=dict(shared.texts),
-                _plans={k: dict(v) for k, v in shared.plans.items()},
-            )
-            rc.signals.model_call_succeeded = model_call_succeeded
-            rec = asyncio.run(_cancellable(run_attempt(rc, key, pair, attempt)))
-            rec.transcript.close()
-            path = rc.run_dir.working_transcript(key, attempt)
-            data = path.read_bytes() if path.exists() else None
-            path.unlink(missing_ok=True)  # the driver writes the transcript from these bytes
-            return _Returned(rec.result, data, rc.signals.model_call_succeeded)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        if previous is None:
-            os.environ.pop(CANARY_ENV, None)
-        else:
-            os.environ[CANARY_ENV] = previous
-
-
-# -- the driver side ------------------------------------------------------------------------
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import anyio
 
-from pairbench.testing.fake_claude import (
+from pairbench.testing._fake_cli import (
     NO_TOOLS,
     Server,
     parse_result,
