@@ -9,6 +9,7 @@ import anyio
 import pytest
 from tracker_helpers import experiment, load_yaml
 
+from _helpers import skip_outside_ci
 from pairbench._template import render
 from pairbench.studies.mcp_transports import STUDY, generate
 from pairbench.studies.mcp_transports.tracker_server import mcp
@@ -43,7 +44,7 @@ def test_named_files_exist_and_protocol_is_verbatim() -> None:
     for rel in [exp.protocol, *(t.prompt for t in exp.tasks), *(t.plan or "" for t in exp.tasks)]:
         assert (STUDY.root / rel).is_file(), rel
     if not SHARED_PROTOCOL.exists():
-        pytest.skip("shared protocol not on this machine")
+        skip_outside_ci(f"shared protocol not at {SHARED_PROTOCOL}")
     assert (STUDY.root / "protocol.md").read_bytes() == SHARED_PROTOCOL.read_bytes()
 
 

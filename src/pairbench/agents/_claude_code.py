@@ -85,6 +85,26 @@ def seeding(ctx: AgentContext, agent: str) -> Seeding:
     return Seeding(status="unseeded", model_seed=ctx.model_seed, reason=f"{agent} takes no seed")
 
 
+def cli_output(
+    ctx: AgentContext, agent: str, answer: str | None, error: str | None, metrics: dict[str, Any]
+) -> AgentOutput:
+    """Close a CLI agent's transcript (``final`` or ``error``) and build its output."""
+    if error is None:
+        ctx.transcript.emit("final", text=answer or "")
+    else:
+        ctx.transcript.emit("error", message=error)
+    return AgentOutput(
+        final_answer=answer,
+        error=error,
+        turns=metrics["turns"],
+        agent_ms=metrics["agent_ms"],
+        input_tokens=metrics["input_tokens"],
+        output_tokens=metrics["output_tokens"],
+        cost_usd=metrics["cost_usd"],
+        seeding=seeding(ctx, agent),
+    )
+
+
 def emit_all(transcript: Transcript, events: list[Event]) -> None:
     for event in events:
         transcript.emit(event.kind, t=event.t, **event.fields)
@@ -228,18 +248,4 @@ class ClaudeCodeAgent:
             error = verdict.detail
             if code != 0:
                 error += f" (exit code {code}: {' | '.join(tail[-3:])})"
-        answer = summary.final_answer()
-        if error is None:
-            ctx.transcript.emit("final", text=answer or "")
-        else:
-            ctx.transcript.emit("error", message=error)
-        return AgentOutput(
-            final_answer=answer,
-            error=error,
-            turns=metrics["turns"],
-            agent_ms=metrics["agent_ms"],
-            input_tokens=metrics["input_tokens"],
-            output_tokens=metrics["output_tokens"],
-            cost_usd=metrics["cost_usd"],
-            seeding=seeding(ctx, "claude-code"),
-        )
+        return cli_output(ctx, "claude-code", summary.final_answer(), error, metrics)

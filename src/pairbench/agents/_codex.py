@@ -25,10 +25,10 @@ from typing import Any
 from pairbench.agents._claude_code import (
     as_list,
     check_settings,
+    cli_output,
     emit_all,
     resolve_executable,
     run_stamped,
-    seeding,
 )
 from pairbench.agents._codex_events import CodexEventParser
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
@@ -135,19 +135,4 @@ class CodexAgent:
             error = f"codex exit code {code}: {' | '.join(tail[-3:])}"
         if error is not None and code != 0 and verdict.status == "no_result":
             error += f" (exit code {code}: {' | '.join(tail[-3:])})"
-        answer = summary.final_answer()
-        if error is None:
-            ctx.transcript.emit("final", text=answer or "")
-        else:
-            ctx.transcript.emit("error", message=error)
-        metrics = summary.metrics()
-        return AgentOutput(
-            final_answer=answer,
-            error=error,
-            turns=metrics["turns"],
-            agent_ms=metrics["agent_ms"],
-            input_tokens=metrics["input_tokens"],
-            output_tokens=metrics["output_tokens"],
-            cost_usd=metrics["cost_usd"],
-            seeding=seeding(ctx, "codex"),
-        )
+        return cli_output(ctx, "codex", summary.final_answer(), error, summary.metrics())

@@ -8,6 +8,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from pairbench.analysis._clustered import cluster_index
 from pairbench.analysis._wilson import _check_confidence
 
 _Floats = npt.NDArray[np.float64]
@@ -154,17 +155,7 @@ def _bootstrap(
     if reps < 1:
         raise ValueError(f"reps must be at least 1, got {reps}")
     name, func = _resolve(statistic)
-    x = np.asarray(values, dtype=np.float64)
-    labels = np.asarray(clusters)
-    if x.ndim != 1 or labels.shape != x.shape:
-        raise ValueError(f"need one cluster label per value: {x.size} values, {labels.size} labels")
-    if x.size == 0:
-        raise ValueError("no values to bootstrap")
-    if not np.isfinite(x).all():
-        raise ValueError("values contain NaN or infinity; drop missing values before calling")
-    _, cluster_of = np.unique(labels, return_inverse=True)
-    cluster_of = cluster_of.ravel()
-    k = int(cluster_of.max()) + 1
+    x, cluster_of, k = cluster_index(values, clusters)
     if k < 2:
         raise ValueError(
             "a cluster bootstrap needs at least two clusters (tasks): resampling a single "

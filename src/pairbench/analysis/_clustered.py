@@ -10,6 +10,35 @@ import numpy as np
 import numpy.typing as npt
 
 
+class ClusterIndex(NamedTuple):
+    """Values checked and each value's cluster as 0..clusters-1."""
+
+    values: npt.NDArray[np.float64]
+    cluster_of: npt.NDArray[np.intp]
+    clusters: int
+
+
+def cluster_index(
+    values: Sequence[float] | npt.NDArray[np.float64],
+    clusters: Sequence[Hashable] | npt.NDArray[np.generic],
+) -> ClusterIndex:
+    """Validate ``values`` (finite, non-empty) against one cluster label each; index them.
+
+    Shared by every clustered statistic so they refuse the same bad input the same way.
+    """
+    y = np.asarray(values, dtype=np.float64)
+    labels = np.asarray(clusters)
+    if y.ndim != 1 or labels.shape != y.shape:
+        raise ValueError(f"need one cluster label per value: {y.size} values, {labels.size} labels")
+    if y.size == 0:
+        raise ValueError("no values: a statistic of nothing is undefined")
+    if not np.isfinite(y).all():
+        raise ValueError("values contain NaN or infinity; drop missing values before calling")
+    _, cluster_of = np.unique(labels, return_inverse=True)
+    cluster_of = cluster_of.ravel()
+    return ClusterIndex(y, cluster_of, int(cluster_of.max()) + 1)
+
+
 class ClusteredMean(NamedTuple):
     """A mean of trials with a standard error that allows correlation within a cluster."""
 
@@ -44,17 +73,7 @@ def clustered_standard_error(
             cluster there is no between-task variation to estimate, and 0 or NaN would
             pass for a number), no values, mismatched lengths, or NaN/infinite values.
     """
-    y = np.asarray(values, dtype=np.float64)
-    labels = np.asarray(clusters)
-    if y.ndim != 1 or labels.shape != y.shape:
-        raise ValueError(f"need one cluster label per value: {y.size} values, {labels.size} labels")
-    if y.size == 0:
-        raise ValueError("no values: the mean of nothing is undefined")
-    if not np.isfinite(y).all():
-        raise ValueError("values contain NaN or infinity; drop missing values before calling")
-    _, cluster_of = np.unique(labels, return_inverse=True)
-    cluster_of = cluster_of.ravel()
-    g = int(cluster_of.max()) + 1
+    y, cluster_of, g = cluster_index(values, clusters)
     if g < 2:
         raise ValueError(
             "a clustered standard error needs at least two clusters (tasks); with one, "

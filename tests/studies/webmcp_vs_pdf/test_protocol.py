@@ -7,9 +7,8 @@ import hashlib
 import re
 from pathlib import Path
 
-import pytest
-
 import pairbench.studies.webmcp_vs_pdf as study
+from _helpers import skip_outside_ci
 from pairbench.studies.webmcp_vs_pdf import DATASET_PATH, PDF_SHA256, STUDY_ROOT
 
 PROTOCOL = STUDY_ROOT / "protocol.md"
@@ -33,14 +32,14 @@ def test_common_prompt_is_verbatim() -> None:
 def test_common_prompt_equals_the_shared_protocol_when_present() -> None:
     shared = _SHARED / "protocols" / "webmcp-vs-pdf.md"
     if not shared.exists():
-        pytest.skip(f"no shared protocol at {shared}; the pinned hash still checks the prompt")
+        skip_outside_ci(f"no shared protocol at {shared}; the pinned hash still checks the prompt")
     assert _prompt(PROTOCOL.read_text(encoding="utf-8")) == _prompt(shared.read_text("utf-8"))
 
 
 def test_dataset_is_the_shared_file_when_present() -> None:
     shared = _SHARED / "data" / "raudenbush1985.csv"
     if not shared.exists():
-        pytest.skip(f"no shared dataset at {shared}")
+        skip_outside_ci(f"no shared dataset at {shared}")
     assert DATASET_PATH.read_bytes() == shared.read_bytes()
 
 
