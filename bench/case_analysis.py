@@ -12,11 +12,10 @@ Run with pairbench's venv; prints one JSON object on stdout. Two modes:
              ``mcnemar_exact`` sums big-integer binomial coefficients; it is probed at small
              discordant counts first and run at the full count in a child process with a
              time cap; past the cap its time is extrapolated from the probes (labelled).
-``summary``  (b) ``pairbench.report.build_summary`` (every number of summary.json) on
-             ``--records`` synthetic ``TrialResult`` records (2 arms, records/200 tasks,
-             100 trials, declared comparison, measured wall time and tokens), plus the cost
-             of parsing them from JSON as ``RunDir.results()`` does (disk reads excluded).
-             The 1,000,000-record figure is extrapolated by the caller, never measured.
+``write-run`` (b) writes a run directory of ``--tasks x --trials`` pairs (default 5,000 x 100:
+             1,000,000 records) the way the store keeps it: run.json with the full
+             schedule, a journal, and the trial table ``trials.npz``. ``bench/run.py``
+             then times ``pairbench report`` on it in a fresh process.
 """
 
 from __future__ import annotations
@@ -186,160 +185,150 @@ def run_stats(cap_s: float, reps: int) -> dict[str, Any]:
     }
 
 
-def synthetic_records(n_records: int, seed: int) -> tuple[dict[str, Any], list[Any]]:
-    from pairbench.store._records import TrialResult
+def write_run(folder: str, tasks: int, trials: int, seed: int) -> dict[str, Any]:
+    """A run directory as the store keeps it for ``tasks x trials`` pairs of arms a and b.
 
-    tasks = max(2, n_records // (2 * TRIALS))
-    d = synthetic_arrays(tasks, TRIALS, seed)
-    run_id = "bench-summary-20261129T000000Z-000000"
+    ``run.json`` (with the full schedule, as the runner writes it), a journal, and the trial
+    table ``trials.npz`` written by ``TrialTable.to_bytes`` through ``write_atomic`` (what
+    ``load_table`` writes after a run), built from numpy columns rather than from
+    ``tasks x trials x 2`` journal rows so that generating it takes seconds. Each record
+    has a measured wall time, agent time, tokens, cost, connect time and two timed tool
+    calls, a validity verdict, a seeding status and a tier label.
+    """
+    from pathlib import Path
 
-    def metric(v: float | None, source: str) -> dict[str, Any]:
-        if v is None:
-            return {"provenance": "missing", "reason": "not reported"}
-        return {"value": v, "provenance": "measured", "source": source}
+    from pairbench.store import Journal, write_atomic
+    from pairbench.store._table import TrialTable
 
-    records = []
-    for arm in ("a", "b"):
-        passed, lat = d[arm], d[f"lat_{arm}"]
-        for i in range(tasks * TRIALS):
-            ok = bool(passed[i])
-            outcome = "passed" if ok else "failed"
-            records.append(
-                TrialResult.model_validate(
-                    {
-                        "run_id": run_id,
-                        "experiment": "bench-summary",
-                        "arm": arm,
-                        "task": f"t{int(d['task'][i])}",
-                        "trial": i % TRIALS,
-                        "labels": {"tier": int(d["task"][i]) % 3 + 1},
-                        "seed": i,
-                        "model_seed": i,
-                        "attempt": 1,
-                        "start_order": 0 if arm == "a" else 1,
-                        "outcome": outcome,
-                        "reason": "answer matches" if ok else "wrong answer",
-                        "agent": "bench-noop",
-                        "grade": {"outcome": outcome, "reason": ""},
-                        "metrics": {
-                            "wall_ms": metric(float(lat[i]), "pairbench client clock"),
-                            "cold_start_ms": metric(None, ""),
-                            "turns": metric(3.0, "bench"),
-                            "input_tokens": metric(float(2000 + i % 500), "provider usage"),
-                            "output_tokens": metric(float(300 + i % 50), "provider usage"),
-                            "cost_usd": metric(0.01, "provider usage"),
-                        },
-                        "validity": {"valid": True},
-                        "security": {},
-                        "final_answer": "PASS" if ok else "nope",
-                    }
-                )
-            )
+    root = Path(folder)
+    root.mkdir(parents=True, exist_ok=False)
+    d = synthetic_arrays(tasks, trials, seed)
+    rng = np.random.default_rng(seed + 1)
+    pairs = tasks * trials
+    n = 2 * pairs
+    arm = np.repeat(np.arange(2, dtype=np.int32), pairs)
+    task = np.tile(d["task"].astype(np.int32), 2)
+    trial = np.tile(np.arange(pairs, dtype=np.int32) % trials, 2)
+    passed = np.concatenate([d["a"], d["b"]])
+    wall = np.concatenate([d["lat_a"], d["lat_b"]])
+    measured = np.zeros(n, dtype=np.int32)  # code 0 = "measured" in every *_prov column
+    cols: dict[str, Any] = {
+        "arm": arm,
+        "task": task,
+        "trial": trial,
+        "attempt": np.ones(n, dtype=np.int32),
+        "kept": np.zeros(n, dtype=np.bool_),
+        "outcome": np.where(passed, 0, 1).astype(np.int32),
+        "start_order": np.where(trial % 2 == 0, arm, 1 - arm).astype(np.int16),
+        "simulated": np.zeros(n, dtype=np.bool_),
+        "reason": np.where(passed, 0, 1).astype(np.int32),
+        "answer": np.full(n, -1, dtype=np.int32),
+        "labels": (task % 3).astype(np.int32),
+        "valid": np.ones(n, dtype=np.int8),
+        "security": np.ones(n, dtype=np.bool_),
+        "injection": np.full(n, -1, dtype=np.int8),
+        "secret": np.zeros(n, dtype=np.bool_),
+        "seeding": np.zeros(n, dtype=np.int32),
+        "seeding_reason": np.full(n, -1, dtype=np.int32),
+        "metrics": np.ones(n, dtype=np.bool_),
+        "transport_failures": np.zeros(n, dtype=np.int32),
+        "failure_kinds": np.full(n, -1, dtype=np.int32),
+        "tool_client_ms": rng.lognormal(np.log(80.0), 0.3, n),
+        "connect_ms": rng.lognormal(np.log(40.0), 0.3, n),
+    }
+    values = {
+        "wall_ms": wall,
+        "agent_ms": wall * 0.9,
+        "turns": rng.integers(2, 9, n).astype(np.float64),
+        "input_tokens": rng.integers(1500, 4000, n).astype(np.float64),
+        "output_tokens": rng.integers(200, 600, n).astype(np.float64),
+        "cost_usd": rng.integers(1, 300, n) / 10000.0,
+        "cold_start_ms": rng.lognormal(np.log(20.0), 0.5, n),
+    }
+    categories: dict[str, list[str]] = {
+        "arm": ["a", "b"],
+        "task": [f"t{t}" for t in range(tasks)],
+        "outcome": ["passed", "failed"],
+        "reason": ["answer matches", "wrong answer"],
+        "answer": [],
+        "labels": [json.dumps({"tier": t + 1}) for t in range(3)],
+        "seeding": ["seeded"],
+        "seeding_reason": [],
+        "failure_kinds": [],
+    }
+    for name, v in values.items():
+        cols[name] = v
+        cols[f"{name}_prov"] = measured
+        cols[f"{name}_note"] = measured
+        categories[f"{name}_prov"] = ["measured"]
+        categories[f"{name}_note"] = ["provider usage" if "token" in name else "pairbench clock"]
+    calls = {
+        "row": np.repeat(np.arange(n, dtype=np.int64), 2),
+        "client_ms": rng.lognormal(np.log(80.0), 0.3, 2 * n),
+        "server_ms": rng.lognormal(np.log(5.0), 0.3, 2 * n),
+    }
+    table = TrialTable(cols, categories, calls)
+    run_id = "bench-analysis-20261129T000000Z-000000"
+    journal = Journal(root / "journal.jsonl")
+    journal.append("run_started", run_id=run_id, planned=n)
+    journal.close()
+    schedule = {
+        "experiment": "bench-analysis",
+        "run_seed": 1,
+        "order_policy": "alternate",
+        "pairs": [
+            {
+                "index": i,
+                "task": f"t{int(d['task'][i])}",
+                "trial": i % trials,
+                "seed": i,
+                "model_seed": i,
+                "order": ["a", "b"] if (i % trials) % 2 == 0 else ["b", "a"],
+            }
+            for i in range(pairs)
+        ],
+    }
     run = {
+        "schema_id": "pairbench.run/1",
         "run_id": run_id,
-        "experiment": {"id": "bench-summary", "version": "1"},
+        "experiment": {"id": "bench-analysis", "version": "1", "description": "case 5"},
         "arms": ["a", "b"],
         "comparisons": [["a", "b"]],
         "tasks": [{"id": f"t{t}", "labels": {"tier": t % 3 + 1}} for t in range(tasks)],
         "run_seed": 1,
-        "planned_trials": len(records),
+        "schedule": schedule,
+        "planned_trials": n,
         "policies": {"budget": {"trial_timeout_s": 120}},
         "status": "complete",
+        "started_at": "2026-11-29T00:00:00+00:00",
+        "ended_at": "2026-11-29T01:00:00+00:00",
     }
-    return run, records
-
-
-def _shim_overflow() -> None:
-    """BENCH-ONLY, in this process: ``order_statistic_rank`` without its float overflow.
-
-    ``src/pairbench/analysis/_median.py`` computes ``1.0 - 2.0 * cdf_count / total``;
-    ``2.0 * cdf_count`` turns a >1024-bit integer into a float and raises OverflowError once
-    n exceeds about 1,030 pairs, so ``build_summary`` cannot report a run that big. The
-    shim is the same loop with ``2 * cdf_count / total`` (integer true division, correctly
-    rounded); it lets the bench time the rest of ``build_summary`` past that size. Nothing
-    under ``src/`` is changed.
-    """
-    import pairbench.analysis._median as med
-    import pairbench.report._paired_metrics as pm
-
-    def order_statistic_rank(n: int, confidence: float) -> tuple[int, float] | None:
-        med._check_confidence(confidence)
-        alpha = 1.0 - confidence
-        total = 1 << n
-        best: tuple[int, float] | None = None
-        cdf_count = 0
-        for r in range(1, n // 2 + 1):
-            cdf_count += math.comb(n, r - 1)
-            if 2 * cdf_count / total > alpha:
-                break
-            best = (r, 1.0 - 2 * cdf_count / total)
-        return best
-
-    med.order_statistic_rank = order_statistic_rank
-    pm.order_statistic_rank = order_statistic_rank
-
-
-def run_summary(n_records: int, shim: bool) -> dict[str, Any]:
-    from pairbench.report import build_summary
-    from pairbench.store._records import TrialResult
-
-    if shim:
-        _shim_overflow()
-
-    rss_import = _rss_mb()
-    t0 = time.perf_counter()
-    run, records = synthetic_records(n_records, SEED)
-    gen_s = time.perf_counter() - t0
-    rss_records = _rss_mb()
-    blobs = [(r.model_dump_json(indent=2) + "\n").encode() for r in records]
-    t0 = time.perf_counter()
-    parsed = [TrialResult.model_validate_json(b) for b in blobs]
-    parse_s = time.perf_counter() - t0
-    del blobs, parsed
-    t0 = time.perf_counter()
-    try:
-        summary = build_summary(run, records, [])
-    except Exception as exc:  # recorded, not hidden: the bench reports it as a failure
-        return {
-            "records": len(records),
-            "shim_overflow": shim,
-            "parse_json_s": parse_s,
-            "error": f"{type(exc).__name__}: {exc}",
-            "failed_after_s": time.perf_counter() - t0,
-        }
-    summary_s = time.perf_counter() - t0
-    pair = summary["pairs"][0]
+    write_atomic(root / "run.json", (json.dumps(run) + "\n").encode())
+    size = (root / "journal.jsonl").stat().st_size
+    write_atomic(root / "trials.npz", table.to_bytes({"journal_bytes": size}))
     return {
-        "shim_overflow": shim,
-        "records": len(records),
-        "tasks": len(run["tasks"]),
-        "generate_s_untimed": gen_s,
-        "parse_json_s": parse_s,
-        "build_summary_s": summary_s,
-        "peak_rss_mb": _rss_mb(),
-        "rss_after_imports_mb": rss_import,
-        "rss_after_records_mb": rss_records,
-        "check": {
-            "pairs": pair["pairs"],
-            "a_only": pair["a_only"],
-            "b_only": pair["b_only"],
-            "mcnemar_exact_p": pair["mcnemar_exact_p"],
-        },
+        "records": n,
+        "tasks": tasks,
+        "trials": trials,
+        "calls": 2 * n,
+        "trials_npz_mb": (root / "trials.npz").stat().st_size / 1e6,
+        "run_json_mb": (root / "run.json").stat().st_size / 1e6,
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["stats", "summary"])
-    ap.add_argument("--records", type=int, default=20000)
+    ap.add_argument("mode", choices=["stats", "write-run"])
     ap.add_argument("--mcnemar-cap", type=float, default=60.0)
     ap.add_argument("--reps", type=int, default=2000)
-    ap.add_argument("--shim-overflow", action="store_true")
+    ap.add_argument("--out", help="write-run: the run directory to create")
+    ap.add_argument("--tasks", type=int, default=TASKS)
+    ap.add_argument("--trials", type=int, default=TRIALS)
     a = ap.parse_args()
     if a.mode == "stats":
         out = run_stats(a.mcnemar_cap, a.reps)
     else:
-        out = run_summary(a.records, a.shim_overflow)
+        out = write_run(a.out, a.tasks, a.trials, SEED)
     json.dump(out, sys.stdout)
 
 

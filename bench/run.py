@@ -365,45 +365,56 @@ def _analysis_child(args: list[str]) -> dict[str, Any]:
     return data
 
 
-def case5(reps: int, mcnemar_cap: float, sizes: list[int]) -> dict[str, Any]:
-    log(f"case 5: analysis of 1,000,000 synthetic records; build_summary at {sizes}")
+def _report_child(run_dir: Path, reps: int) -> dict[str, Any]:
+    env = pb_env()
+    for v in BLAS_VARS:
+        env.pop(v, None)
+    argv = [str(PB_PY), "-m", "pairbench", "report", str(run_dir), "--bootstrap-reps", str(reps)]
+    res = run_child(argv, cwd=run_dir.parent, env=env, log=run_dir.parent / "report.log")
+    summary = json.loads((run_dir / "summary.json").read_text())
+    pair = summary["pairs"][0]
+    res["check"] = {
+        "trials": summary["trials"],
+        "tasks": len(summary["tasks"]),
+        "pairs": pair["pairs"],
+        "a_only": pair["a_only"],
+        "b_only": pair["b_only"],
+        "mcnemar_exact_p": pair["mcnemar_exact_p"],
+        "task_clustered_reps": pair["difference"]["task_clustered"]["reps"],
+    }
+    return res
+
+
+def case5(reps: int, mcnemar_cap: float, quick: bool) -> dict[str, Any]:
+    log("case 5: analysis and report of 1,000,000 synthetic records")
     stats = []
     for r in range(reps):
         log(f"  rep {r + 1}/{reps}: statistics on numpy arrays")
         stats.append(_analysis_child(["stats", "--mcnemar-cap", str(mcnemar_cap)]))
-    summary: list[dict[str, Any]] = []
-    log("  build_summary, unpatched, 2,000 records")
-    summary.append(_analysis_child(["summary", "--records", "2000"]))
-    log("  build_summary, unpatched, 4,000 records")
-    summary.append(_analysis_child(["summary", "--records", "4000"]))
-    for n in sizes:
-        log(f"  build_summary, bench-side overflow shim, {n} records")
-        summary.append(_analysis_child(["summary", "--records", str(n), "--shim-overflow"]))
-    shimmed = [s for s in summary if s.get("shim_overflow") and "build_summary_s" in s]
-    extrap: dict[str, Any] = {"label": "EXTRAPOLATED, not measured"}
-    if len(shimmed) >= 2:
-        a, b = shimmed[-2], shimmed[-1]
-        exp_ = math.log(b["build_summary_s"] / a["build_summary_s"]) / math.log(
-            b["records"] / a["records"]
-        )
-        scale = 1_000_000 / b["records"]
-        per_rec_mb = (b["rss_after_records_mb"] - b["rss_after_imports_mb"]) / b["records"]
-        extrap.update(
-            fit_between_records=[a["records"], b["records"]],
-            exponent=exp_,
-            build_summary_s_at_1m_power_law=b["build_summary_s"] * scale**exp_,
-            build_summary_s_at_1m_if_linear=b["build_summary_s"] * scale,
-            parse_json_s_at_1m_linear=b["parse_json_s"] * scale,
-            records_in_memory_mb_at_1m_linear=per_rec_mb * 1_000_000,
-        )
+    folder = WORK / "case5"
+    run_dir = folder / "run"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    log("  writing a 1,000,000-record run directory (run.json, journal, trials.npz; untimed)")
+    written = _analysis_child(["write-run", "--out", str(run_dir)])
+    reports = []
+    for r in range(reps):
+        log(f"  rep {r + 1}/{reps}: pairbench report (2,000 bootstrap reps) in a fresh process")
+        reports.append(_report_child(run_dir, 2000))
+    default = None
+    if not quick:
+        log("  once more with the report's default 10,000 bootstrap reps")
+        default = _report_child(run_dir, 10_000)
+    shutil.rmtree(run_dir, ignore_errors=True)
     core = [s["core_total_s"] for s in stats]
     return {
         "case": "analysis",
         "what": "(a) statistics alone on numpy arrays of 1,000,000 records (500,000 pairs, "
         "5,000 tasks x 100 trials): paired counts, exact McNemar, Newcombe + phi, "
-        "task-clustered bootstrap (2,000 reps) of the mean paired success difference; "
-        "time and peak RSS of the process. (b) build_summary on synthetic TrialResult "
-        "records at small sizes, extrapolated to 1,000,000 (labelled).",
+        "task-clustered bootstrap (2,000 reps) of the mean paired success difference. "
+        "(b) `pairbench report RUN --bootstrap-reps 2000` in a fresh process on a run "
+        "directory of 1,000,000 records kept as the store keeps them (run.json with the "
+        "full schedule, journal, trials.npz): everything in summary.json, report.md and "
+        "report.html; wall time and peak RSS from wait4.",
         "reps": reps,
         "stats_samples": stats,
         "stats_medians": {
@@ -415,8 +426,14 @@ def case5(reps: int, mcnemar_cap: float, sizes: list[int]) -> dict[str, Any]:
             "peak_rss_mb": median([s["process"]["peak_rss_mb"] for s in stats]),
             **{k: median([s["timings_s"][k] for s in stats]) for k in stats[0]["timings_s"]},
         },
-        "summary_samples": summary,
-        "summary_extrapolation": extrap,
+        "run_written": {k: v for k, v in written.items() if k != "process"},
+        "report_samples": reports,
+        "report_medians": {
+            "wall_s": median([r["wall_s"] for r in reports]),
+            "cpu_s": median([r["cpu_s"] for r in reports]),
+            "peak_rss_mb": median([r["peak_rss_mb"] for r in reports]),
+        },
+        "report_default_reps": default,
     }
 
 
@@ -576,29 +593,40 @@ def build_table(quick: bool = False) -> dict[str, Any]:
             " MB",
             0,
         )
-        ex = c5["summary_extrapolation"]
-        if "build_summary_s_at_1m_power_law" in ex:
+        rm = c5.get("report_medians")
+        if rm:
             row(
                 "5 report 1M (b)",
-                "build_summary (s) EXTRAPOLATED",
-                ex["build_summary_s_at_1m_power_law"],
+                "`pairbench report`, 2,000 reps: wall (s)",
+                rm["wall_s"],
                 None,
                 TARGETS["analysis_s"],
                 " s",
-                0,
-                note=f"n^{ex['exponent']:.2f} fit on {ex['fit_between_records']} records "
-                f"(with the bench overflow shim); linear would be "
-                f"{_fmt(ex['build_summary_s_at_1m_if_linear'], ' s', 1)}",
+                2,
+                note=f"from trials.npz ({_fmt(c5['run_written']['trials_npz_mb'], ' MB', 0)}); "
+                f"CPU {_fmt(rm['cpu_s'], ' s')}",
             )
             row(
                 "5 report 1M (b)",
-                "records in memory (MB) EXTRAPOLATED",
-                ex["records_in_memory_mb_at_1m_linear"],
+                "`pairbench report`: peak RSS (MB)",
+                rm["peak_rss_mb"],
                 None,
                 TARGETS["analysis_rss_mb"],
                 " MB",
                 0,
             )
+            d = c5.get("report_default_reps")
+            if d:
+                row(
+                    "5 report 1M (b)",
+                    "same with the default 10,000 reps: wall (s)",
+                    d["wall_s"],
+                    None,
+                    None,
+                    " s",
+                    2,
+                    note=f"peak RSS {_fmt(d['peak_rss_mb'], ' MB', 0)}",
+                )
     return {"rows": rows, "targets": TARGETS}
 
 
@@ -694,8 +722,7 @@ def main() -> None:
             "mcp_overhead", case4(200 if quick else 1000, reps if not quick else 1) | meta, quick
         )
     if "5" in cases:
-        sizes = [2000, 8000] if quick else [2000, 8000, 20000]
-        write_result("analysis", case5(reps, 10.0 if quick else 60.0, sizes) | meta, quick)
+        write_result("analysis", case5(reps, 10.0 if quick else 60.0, quick) | meta, quick)
     table = build_table(quick)
     write_result("summary", {"machine": machine, "mode": meta["mode"], **table}, quick)
     print()

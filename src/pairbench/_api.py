@@ -7,14 +7,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pairbench._errors import RunDirError
-from pairbench.store._load_run import load_run
 
 if TYPE_CHECKING:
     from pairbench.report import ReportPaths
 
 
-def write_report(run_dir: Path) -> ReportPaths:
+def write_report(run_dir: Path, *, bootstrap_reps: int | None = None) -> ReportPaths:
     """Write ``report.md``, ``report.html`` and ``summary.json`` for a run; return their paths.
+
+    Reads the run's trial table (``trials.npz``, rebuilt from the journal when stale), so
+    its cost grows with the number of trials, not with a JSON parse per trial.
+    ``bootstrap_reps`` sets the resamples of each task-clustered interval (default 10,000).
 
     **Usage**::
 
@@ -22,14 +25,19 @@ def write_report(run_dir: Path) -> ReportPaths:
         print(paths.markdown)
     """
     # The report stack pulls in scipy.stats and jinja2 (~0.7 s): load it when reporting.
-    from pairbench.report import build_summary, write_reports
+    from pairbench.report import summarize, write_reports
+    from pairbench.report._paired_success import BOOTSTRAP_REPS
+    from pairbench.store._load_table import load_table
 
-    run = load_run(run_dir)
+    run = load_table(run_dir)
     info = dict(run.info)
     review = run.run_dir.path / "manual_review.json"
     if review.is_file():
         info["manual_review"] = _read_reviews(review)
-    summary = build_summary(info, run.results, [*run.infra, *run.interrupted])
+    reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
+    if reps < 1:
+        raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
+    summary = summarize(info, run.table, bootstrap_reps=reps)
     return write_reports(run.run_dir.path, summary)
 
 

@@ -41,6 +41,7 @@ def test_public_names_are_deliberate() -> None:
         "build_summary",
         "render_html",
         "render_markdown",
+        "summarize",
         "write_reports",
     ]
     for name in package.__all__:

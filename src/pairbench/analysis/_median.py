@@ -6,6 +6,9 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
+import numpy.typing as npt
+
 from pairbench.analysis._wilson import _check_confidence
 
 ORDER_STATISTIC_METHOD = (
@@ -39,14 +42,18 @@ class MedianDifference(NamedTuple):
     """What censoring did to the result, in words."""
 
 
-def _finite(values: Sequence[float], name: str) -> list[float]:
-    out = [float(v) for v in values]
-    if any(not math.isfinite(v) for v in out):
+def _finite(
+    values: Sequence[float] | npt.NDArray[np.float64], name: str
+) -> npt.NDArray[np.float64]:
+    # One float64 array: the same IEEE arithmetic as Python floats, at numpy's speed for
+    # the million-trial runs the report reads from the trial table.
+    out = np.array(values, dtype=np.float64).ravel()
+    if not np.isfinite(out).all():
         raise ValueError(f"{name} contains NaN or infinity; drop missing values before calling")
     return out
 
 
-def median(values: Sequence[float]) -> float:
+def median(values: Sequence[float] | npt.NDArray[np.float64]) -> float:
     """The sample median (the mean of the two middle values when the count is even).
 
     Example::
@@ -60,13 +67,13 @@ def median(values: Sequence[float]) -> float:
         ValueError: ``values`` is empty (a median of nothing is undefined, not 0) or
             holds NaN or infinity.
     """
-    xs = sorted(_finite(values, "values"))
-    if not xs:
+    xs = np.sort(_finite(values, "values"))
+    if not len(xs):
         raise ValueError("median of an empty sequence is undefined (report it as n/a)")
     mid = len(xs) // 2
     if len(xs) % 2:
-        return xs[mid]
-    return (xs[mid - 1] + xs[mid]) / 2.0
+        return float(xs[mid])
+    return float((xs[mid - 1] + xs[mid]) / 2.0)
 
 
 def order_statistic_rank(n: int, confidence: float) -> tuple[int, float] | None:
@@ -122,8 +129,8 @@ def _order_statistic_rank_large(n: int, alpha: float) -> tuple[int, float] | Non
 
 
 def paired_median_difference(
-    a: Sequence[float],
-    b: Sequence[float],
+    a: Sequence[float] | npt.NDArray[np.float64],
+    b: Sequence[float] | npt.NDArray[np.float64],
     confidence: float = 0.95,
     *,
     censored_a: Sequence[bool] | None = None,
@@ -150,11 +157,13 @@ def paired_median_difference(
     xs, ys = _finite(a, "a"), _finite(b, "b")
     if len(xs) != len(ys):
         raise ValueError(f"paired values need one per trial in each arm: {len(xs)} vs {len(ys)}")
-    ca = [False] * len(xs) if censored_a is None else [bool(c) for c in censored_a]
-    cb = [False] * len(xs) if censored_b is None else [bool(c) for c in censored_b]
+    none = np.zeros(len(xs), dtype=np.bool_)
+    ca = none if censored_a is None else np.array(censored_a, dtype=np.bool_).ravel()
+    cb = none if censored_b is None else np.array(censored_b, dtype=np.bool_).ravel()
     if len(ca) != len(xs) or len(cb) != len(xs):
         raise ValueError("censored_a and censored_b need one flag per pair")
-    diffs = sorted(x - y for x, y, c1, c2 in zip(xs, ys, ca, cb, strict=True) if not (c1 or c2))
+    keep = ~(ca | cb)
+    diffs = np.sort(xs[keep] - ys[keep])
     n_censored = len(xs) - len(diffs)
     if n_censored:
         censoring = (
@@ -195,8 +204,8 @@ def paired_median_difference(
         n_censored,
         n,
         estimate,
-        diffs[r - 1],
-        diffs[n - r],
+        float(diffs[r - 1]),
+        float(diffs[n - r]),
         confidence,
         coverage,
         ORDER_STATISTIC_METHOD,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+import numpy as np
 
 
 class PairedCounts(NamedTuple):
@@ -20,7 +22,7 @@ class PairedCounts(NamedTuple):
         return self.both + self.a_only + self.b_only + self.neither
 
 
-def paired_counts(a: Sequence[bool], b: Sequence[bool]) -> PairedCounts:
+def paired_counts(a: Sequence[bool] | Any, b: Sequence[bool] | Any) -> PairedCounts:
     """Count pairs where both, only A, only B, or neither succeeded.
 
     ``a[i]`` and ``b[i]`` are the two arms' outcomes on the same trial.
@@ -36,6 +38,14 @@ def paired_counts(a: Sequence[bool], b: Sequence[bool]) -> PairedCounts:
     if len(a) != len(b):
         raise ValueError(
             f"paired outcomes need one value per trial in each arm: got {len(a)} and {len(b)}"
+        )
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        x, y = a.astype(np.bool_), b.astype(np.bool_)  # truthiness, as in the loop below
+        return PairedCounts(
+            both=int((x & y).sum()),
+            a_only=int((x & ~y).sum()),
+            b_only=int((~x & y).sum()),
+            neither=int((~x & ~y).sum()),
         )
     both = a_only = b_only = neither = 0
     for x, y in zip(a, b, strict=True):

@@ -102,14 +102,25 @@ def resume(
 
 @app.command(name="report")
 @user_errors
-def report_cmd(run_dir: Path = typer.Argument(..., help="The run directory.")) -> None:
+def report_cmd(
+    run_dir: Path = typer.Argument(..., help="The run directory."),
+    bootstrap_reps: int = typer.Option(
+        10_000,
+        "--bootstrap-reps",
+        min=1,
+        help="Resamples of each task-clustered bootstrap interval (recorded in the summary).",
+    ),
+) -> None:
     """Write report.md, report.html and summary.json for a run (no agent needed).
+
+    Reads the run's trial table (trials.npz, rebuilt from the journal when the journal
+    has grown), so a report of a million trials takes seconds.
 
     Example:
 
         pairbench report runs/mcp-transports-20261129T150000Z-1a2b3c
     """
-    paths = write_report(run_dir)
+    paths = write_report(run_dir, bootstrap_reps=bootstrap_reps)
     out.print(f"Report: {paths.markdown}")
     out.print(f"HTML:   {paths.html}")
     out.print(f"JSON:   {paths.summary}")

@@ -10,12 +10,13 @@ reports the same numbers. The summary's schema is documented in ``SUMMARY_SCHEMA
     from pairbench.report import build_summary, write_reports
 
     summary = build_summary(run, results, infra)   # run.json content and the records
+    summary = summarize(run, load_table(run_dir).table)   # the same, from the trial table
     paths = write_reports(run_dir, summary)        # summary.json, report.md, report.html
 """
 
 from pairbench.report._html import render_html
 from pairbench.report._markdown import render_markdown
-from pairbench.report._summary import SCHEMA_ID, build_summary
+from pairbench.report._summary import SCHEMA_ID, build_summary, summarize
 from pairbench.report._write import ReportPaths, write_reports
 
 __all__ = [
@@ -24,5 +25,6 @@ __all__ = [
     "build_summary",
     "render_html",
     "render_markdown",
+    "summarize",
     "write_reports",
 ]

@@ -6,18 +6,17 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from pairbench.analysis import median, wilson
 from pairbench.schedule import derive_run_seed
-from pairbench.store._records import SCORED_OUTCOMES, TrialResult
 
 CONFIDENCE = 0.95
 """Every interval in the report is at this confidence (ARCHITECTURE.md, Analysis defaults)."""
 
 NOT_DECLARED = "not declared: no test"
 """What a pair that the experiment did not declare shows instead of a test."""
-
-Key = tuple[str, int]
-"""A trial: (task, trial index). A pair is one Key across arms."""
 
 
 def proportion(k: int, n: int) -> dict[str, Any]:
@@ -27,9 +26,9 @@ def proportion(k: int, n: int) -> dict[str, Any]:
     return dict(wilson(k, n, CONFIDENCE)._asdict())
 
 
-def median_or_none(values: Sequence[float]) -> float | None:
+def median_or_none(values: Sequence[float] | npt.NDArray[np.float64]) -> float | None:
     """The median, or None for no values (never 0: a missing value is not a zero)."""
-    return median(values) if values else None
+    return median(values) if len(values) else None
 
 
 def ordered_unique(first: Iterable[str], rest: Iterable[str]) -> list[str]:
@@ -37,44 +36,6 @@ def ordered_unique(first: Iterable[str], rest: Iterable[str]) -> list[str]:
     out = list(dict.fromkeys(first))
     out += sorted({x for x in rest} - set(out))
     return out
-
-
-def arm_order(run: Mapping[str, Any], records: Iterable[TrialResult]) -> list[str]:
-    """Declared arms first (in declared order), then any arm that only appears in records."""
-    return ordered_unique((str(a) for a in run.get("arms", [])), (r.arm for r in records))
-
-
-def task_order(run: Mapping[str, Any], records: Iterable[TrialResult]) -> list[str]:
-    """Declared tasks first (in declared order), then any task that only appears in records."""
-    declared = (str(t["id"]) for t in run.get("tasks", []))
-    return ordered_unique(declared, (r.task for r in records))
-
-
-def latest(results: Sequence[TrialResult]) -> dict[tuple[str, str, int], TrialResult]:
-    """One record per (arm, task, trial): the highest attempt, should a retry sit beside it."""
-    out: dict[tuple[str, str, int], TrialResult] = {}
-    for r in results:
-        key = (r.arm, r.task, r.trial)
-        if key not in out or r.attempt > out[key].attempt:
-            out[key] = r
-    return out
-
-
-def scored_by_arm(
-    by_key: Mapping[tuple[str, str, int], TrialResult], arms: Sequence[str]
-) -> dict[str, dict[Key, TrialResult]]:
-    """Per arm, its scored trials keyed by (task, trial)."""
-    out: dict[str, dict[Key, TrialResult]] = {arm: {} for arm in arms}
-    for (arm, task, trial), r in by_key.items():
-        if r.outcome in SCORED_OUTCOMES:
-            out.setdefault(arm, {})[(task, trial)] = r
-    return out
-
-
-def sort_keys(keys: Iterable[Key], tasks: Sequence[str]) -> list[Key]:
-    """Trials in declared task order, then trial index."""
-    rank = {t: i for i, t in enumerate(tasks)}
-    return sorted(keys, key=lambda k: (rank.get(k[0], len(rank)), k[0], k[1]))
 
 
 def ci95(low: float | None, high: float | None) -> list[float] | None:

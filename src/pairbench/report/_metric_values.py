@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from pairbench.analysis import median
-from pairbench.store._records import Metric, TrialResult
+import numpy as np
+import numpy.typing as npt
+
+from pairbench.store._table import TrialTable
 
 
 class MetricInfo(NamedTuple):
@@ -32,45 +34,41 @@ METRICS: dict[str, MetricInfo] = {
 }
 
 
-class Value(NamedTuple):
-    """One trial's value of one metric."""
+class Values(NamedTuple):
+    """One metric over every row of a trial table."""
 
-    value: float | None
-    """The measured value (for a censored one, its lower bound); None when not measured."""
-    censored: bool
+    value: npt.NDArray[np.float64]
+    """The measured value (for a censored one, its lower bound); NaN when not measured."""
+    censored: npt.NDArray[np.bool_]
     """The trial timed out: the true value is at least ``value``."""
-    estimated: bool
-    """Only an estimate exists (kept apart: ``value`` is None)."""
+    estimated: npt.NDArray[np.bool_]
+    """Only an estimate exists (kept apart: ``value`` is NaN)."""
 
 
-MISSING = Value(None, False, False)
-
-
-def _tool_client_median(r: TrialResult) -> Metric | None:
-    if r.metrics is None:
-        return None
-    values = [c.client_ms for c in r.metrics.tool_calls if c.client_ms is not None]
-    # Client-side call latency is pairbench's own clock: measured whenever a call was timed.
-    return Metric.measured(median(values), "pairbench client clock") if values else None
-
-
-def metric_value(r: TrialResult, name: str, limit_ms: float | None) -> Value:
-    """The value of metric ``name`` in trial ``r``.
+def metric_values(table: TrialTable, name: str, limit_ms: float | None) -> Values:
+    """Metric ``name`` of every row of ``table``.
 
     A timed-out trial is censored. For a whole-trial duration (``wall_ms``, ``agent_ms``)
     with a known trial timeout ``limit_ms``, the value is the limit itself: the trial ran
     until it, and a duration the agent did not report is still known to reach it. Any
-    other metric of a timed-out trial keeps its recorded value as a lower bound.
+    other metric of a timed-out trial keeps its recorded value as a lower bound. The
+    per-trial median tool-call client latency is pairbench's own clock: measured whenever
+    a call was timed.
     """
-    timed_out = r.outcome == "timeout"
-    if timed_out and METRICS[name].timed and limit_ms is not None:
-        return Value(limit_ms, True, False)
+    cols = table.columns
+    timed_out = table.is_value("outcome", "timeout")
+    value = np.array(cols[name], dtype=np.float64)
     if name == "tool_client_ms":
-        m = _tool_client_median(r)
+        estimated = np.zeros(len(value), dtype=np.bool_)
     else:
-        m = getattr(r.metrics, name) if r.metrics is not None else None
-    if m is None or m.value is None or m.provenance == "missing":
-        return MISSING
-    if m.provenance == "estimated":
-        return Value(None, False, True)
-    return Value(m.value, timed_out, False)
+        prov = cols[f"{name}_prov"]
+        usable = ~np.isnan(value)
+        estimated = usable & (prov == table.code_of(f"{name}_prov", "estimated"))
+        measured = usable & (prov == table.code_of(f"{name}_prov", "measured"))
+        value[~measured] = np.nan
+    censored = timed_out & ~np.isnan(value)
+    if METRICS[name].timed and limit_ms is not None:
+        value[timed_out] = limit_ms
+        censored = censored | timed_out
+        estimated = estimated & ~timed_out
+    return Values(value, censored, estimated)

@@ -12,6 +12,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from pairbench.analysis import (
     censored_median,
     censored_paired_differences,
@@ -20,9 +23,12 @@ from pairbench.analysis import (
     paired_median_difference,
     paired_median_difference_censored,
 )
-from pairbench.report._common import CONFIDENCE, Key, ci95
-from pairbench.report._metric_values import METRICS, Value, metric_value
-from pairbench.store._records import TrialResult
+from pairbench.report._common import CONFIDENCE, ci95
+from pairbench.report._metric_values import METRICS, Values
+
+Floats = npt.NDArray[np.float64]
+Bools = npt.NDArray[np.bool_]
+Rows = npt.NDArray[np.int64]
 
 CENSORED_INTERVAL = (
     "median of paired differences (a - b) with the order-statistic interval (sign-test "
@@ -43,20 +49,17 @@ def _bounded_median(values: Sequence[float], censored: Sequence[bool]) -> dict[s
     return {"estimate": None, "censored": True, "relation": ">=", "bound": r.lower_bound}
 
 
-def _arm_median(
-    values: Sequence[float], censored: Sequence[bool], limit: float | None
-) -> dict[str, Any]:
-    counts = {"n": len(values), "n_censored": sum(censored)}
+def _arm_median(values: Floats, censored: Bools, limit: float | None) -> dict[str, Any]:
+    counts = {"n": len(values), "n_censored": int(censored.sum())}
     exact = {"censored": False, "relation": "=", "bound": None}
-    if not values:
+    if not len(values):
         return {"estimate": None, **exact, **counts}
-    if not any(censored):
+    if not censored.any():
         return {"estimate": median(values), **exact, **counts}
-    completed = [v for v, c in zip(values, censored, strict=True) if not c]
-    if limit is None or any(v > limit for v in completed):
-        return _bounded_median(values, censored) | counts
+    if limit is None or bool((values[~censored] > limit).any()):
+        return _bounded_median(values.tolist(), censored.tolist()) | counts
     # A duration censored at the trial timeout: the truth exceeds the limit.
-    m = censored_median(values, censored, limit)
+    m = censored_median(values.tolist(), censored.tolist(), limit)
     if m.reaches_median:
         return {"estimate": None, "censored": True, "relation": ">", "bound": limit, **counts}
     return {"estimate": m.median, **exact, **counts}
@@ -88,10 +91,8 @@ def _censored_interval(diffs: Sequence[Any]) -> list[float | None]:
     return [low if math.isfinite(low) else None, high if math.isfinite(high) else None]
 
 
-def _difference(a: Sequence[Value], b: Sequence[Value]) -> dict[str, Any]:
-    xs, ys = [v.value or 0.0 for v in a], [v.value or 0.0 for v in b]
-    ca, cb = [v.censored for v in a], [v.censored for v in b]
-    if not any(ca) and not any(cb):
+def _difference(xs: Floats, ys: Floats, ca: Bools, cb: Bools) -> dict[str, Any]:
+    if not ca.any() and not cb.any():
         res = paired_median_difference(xs, ys, CONFIDENCE)
         return {
             "estimate": res.estimate,
@@ -100,8 +101,9 @@ def _difference(a: Sequence[Value], b: Sequence[Value]) -> dict[str, Any]:
             "n": res.n_used,
             "method": res.method,
         }
-    diffs = censored_paired_differences(xs, ys, ca, cb)
-    res_c = paired_median_difference_censored(xs, ys, ca, cb)
+    lists = (xs.tolist(), ys.tolist(), ca.tolist(), cb.tolist())
+    diffs = censored_paired_differences(*lists)
+    res_c = paired_median_difference_censored(*lists)
     return {
         "estimate": res_c.estimate,
         "ci95": _censored_interval(diffs),
@@ -120,41 +122,27 @@ def _difference(a: Sequence[Value], b: Sequence[Value]) -> dict[str, Any]:
     }
 
 
-def _metric(
-    name: str,
-    keys: Sequence[Key],
-    a: Mapping[Key, TrialResult],
-    b: Mapping[Key, TrialResult],
-    limit: float | None,
-) -> dict[str, Any]:
-    used_a: list[Value] = []
-    used_b: list[Value] = []
-    missing = estimated = 0
-    for k in keys:
-        va, vb = metric_value(a[k], name, limit), metric_value(b[k], name, limit)
-        if va.estimated or vb.estimated:
-            estimated += 1
-        elif va.value is None or vb.value is None:
-            missing += 1
-        else:
-            used_a.append(va)
-            used_b.append(vb)
+def _metric(name: str, values: Values, a: Rows, b: Rows, limit: float | None) -> dict[str, Any]:
+    estimated = values.estimated[a] | values.estimated[b]
+    va, vb = values.value[a], values.value[b]
+    missing = ~estimated & (np.isnan(va) | np.isnan(vb))
+    used = ~estimated & ~missing
     info = METRICS[name]
     out: dict[str, Any] = {
         "label": info.label,
         "unit": info.unit,
-        "pairs": len(keys),
-        "n_used": len(used_a),
-        "n_missing": missing,
-        "n_estimated": estimated,
+        "pairs": len(a),
+        "n_used": int(used.sum()),
+        "n_missing": int(missing.sum()),
+        "n_estimated": int(estimated.sum()),
     }
+    xs, ys = va[used], vb[used]
+    ca, cb = values.censored[a][used], values.censored[b][used]
     limit_here = limit if info.timed else None
-    for side, vals in (("median_a", used_a), ("median_b", used_b)):
-        out[side] = _arm_median(
-            [v.value or 0.0 for v in vals], [v.censored for v in vals], limit_here
-        )
-    if used_a:
-        out["median_paired_difference"] = _difference(used_a, used_b)
+    out["median_a"] = _arm_median(xs, ca, limit_here)
+    out["median_b"] = _arm_median(ys, cb, limit_here)
+    if len(xs):
+        out["median_paired_difference"] = _difference(xs, ys, ca, cb)
     else:
         out["median_paired_difference"] = {
             "estimate": None,
@@ -167,10 +155,10 @@ def _metric(
 
 
 def metric_comparisons(
-    keys: Sequence[Key],
-    a: Mapping[Key, TrialResult],
-    b: Mapping[Key, TrialResult],
-    limit: float | None,
+    values: Mapping[str, Values], a: Rows, b: Rows, limit: float | None
 ) -> dict[str, Any]:
-    """Every metric of ``METRICS`` over the pairs ``keys`` (arm A's and B's records)."""
-    return {name: _metric(name, keys, a, b, limit) for name in METRICS}
+    """Every metric of ``METRICS`` over paired rows: ``a[i]`` and ``b[i]`` are one trial.
+
+    ``values`` holds each metric over every row of the table (``metric_values``).
+    """
+    return {name: _metric(name, values[name], a, b, limit) for name in METRICS}

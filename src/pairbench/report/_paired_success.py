@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from pairbench.analysis import (
     cluster_bootstrap,
@@ -13,7 +15,8 @@ from pairbench.analysis import (
     paired_proportion_difference,
     phi_correlation,
 )
-from pairbench.report._common import CONFIDENCE, Key, ci95, proportion, sort_keys
+from pairbench.report._common import CONFIDENCE, ci95, proportion
+from pairbench.report._replacements import ArmPassed
 
 NEWCOMBE = (
     "Newcombe (1998) method 10: score interval for a difference of paired proportions "
@@ -29,36 +32,44 @@ ONE_TASK = "not computed: all pairs are in one task, and resampling tasks needs 
 
 
 def _task_clustered(
-    keys: Sequence[Key], a: Mapping[Key, bool], b: Mapping[Key, bool], seed: int
+    clusters: np.ndarray[Any, Any],
+    a: np.ndarray[Any, Any],
+    b: np.ndarray[Any, Any],
+    *,
+    seed: int,
+    reps: int,
 ) -> dict[str, Any] | None:
-    tasks = [k[0] for k in keys]
-    if len(set(tasks)) == len(tasks):
+    tasks = len(np.unique(clusters))
+    if tasks == len(clusters):
         return None  # one trial per task: pairs are independent, Newcombe's interval stands
-    out: dict[str, Any] = {"ci95": None, "method": ONE_TASK, "tasks": len(set(tasks))}
-    out |= {"reps": BOOTSTRAP_REPS, "seed": seed}
-    if len(set(tasks)) < 2:
+    out: dict[str, Any] = {"ci95": None, "method": ONE_TASK, "tasks": tasks}
+    out |= {"reps": reps, "seed": seed}
+    if tasks < 2:
         return out
-    diffs = [float(a[k]) - float(b[k]) for k in keys]
-    res = cluster_bootstrap(diffs, tasks, reps=BOOTSTRAP_REPS, seed=seed, confidence=CONFIDENCE)
+    diffs = a.astype(np.float64) - b.astype(np.float64)
+    res = cluster_bootstrap(diffs, clusters, reps=reps, seed=seed, confidence=CONFIDENCE)
     return out | {"ci95": ci95(res.low, res.high), "method": TASK_CLUSTERED}
 
 
 def success_comparison(
-    a: Mapping[Key, bool],
-    b: Mapping[Key, bool],
-    tasks: Sequence[str],
+    a: ArmPassed,
+    b: ArmPassed,
+    task_sort: np.ndarray[Any, Any],
     *,
     declared: bool,
     seed: int,
+    reps: int = BOOTSTRAP_REPS,
 ) -> dict[str, Any]:
     """Paired success of arm A and arm B over the trials both scored.
 
-    ``a`` and ``b`` map each scored trial (task, trial) to whether it passed. The exact
-    McNemar p is computed for a declared comparison only; ``mcnemar_holm_p`` is filled in
-    by `apply_holm` once every pair is known.
+    ``a`` and ``b`` hold each arm's scored trials and whether they passed; ``task_sort``
+    maps a task index to its rank among the task names sorted (the bootstrap's clusters
+    are ordered by name). The exact McNemar p is computed for a declared comparison only;
+    ``mcnemar_holm_p`` is filled in by `apply_holm` once every pair is known.
     """
-    keys = sort_keys(a.keys() & b.keys(), tasks)
-    counts = paired_counts([a[k] for k in keys], [b[k] for k in keys])
+    _, ia, ib = np.intersect1d(a.keys, b.keys, assume_unique=True, return_indices=True)
+    pa, pb = a.passed[ia], b.passed[ib]
+    counts = paired_counts(pa, pb)
     n = counts.n
     difference: dict[str, Any] = {
         "estimate": None,
@@ -70,12 +81,13 @@ def success_comparison(
     if n:
         res = paired_proportion_difference(*counts, confidence=CONFIDENCE)
         difference |= {"estimate": res.difference, "ci95": ci95(res.low, res.high)}
-        difference["task_clustered"] = _task_clustered(keys, a, b, seed)
+        clusters = task_sort[a.task[ia]]
+        difference["task_clustered"] = _task_clustered(clusters, pa, pb, seed=seed, reps=reps)
         correlation = phi_correlation(*counts)
     return {
         "pairs": n,
-        "unmatched_a": len(a) - n,
-        "unmatched_b": len(b) - n,
+        "unmatched_a": len(a.keys) - n,
+        "unmatched_b": len(b.keys) - n,
         **counts._asdict(),
         "success_a": proportion(counts.both + counts.a_only, n),
         "success_b": proportion(counts.both + counts.b_only, n),

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pairbench.report._common import NOT_DECLARED, Key, bootstrap_seed, sort_keys, timeout_ms
+import numpy as np
+
+from pairbench.report._common import NOT_DECLARED, bootstrap_seed
+from pairbench.report._frame import Frame
+from pairbench.report._metric_values import Values
 from pairbench.report._paired_metrics import metric_comparisons
 from pairbench.report._paired_success import apply_holm, success_comparison
 from pairbench.report._replacements import Passed
-from pairbench.store._records import TrialResult
 
 MCNEMAR = "exact McNemar (two-sided binomial test on discordant pairs), declared before the run"
 CONDITIONAL = "pairs both arms passed"
@@ -20,29 +23,34 @@ def _declared(a: str, b: str, comparisons: Sequence[Sequence[str]]) -> bool:
 
 
 def pair_summaries(
-    run: Mapping[str, Any],
-    arms: Sequence[str],
-    tasks: Sequence[str],
-    scored: Mapping[str, Mapping[Key, TrialResult]],
+    frame: Frame,
+    values: Mapping[str, Values],
     passed_with: Passed,
     passed_without: Passed,
+    reps: int,
 ) -> list[dict[str, Any]]:
     """Every unordered pair of arms, in declared arm order (A is the earlier arm).
 
-    ``scored`` holds each arm's scored final results; ``passed_with`` and
-    ``passed_without`` their pass/fail with and without replaced attempts. Declared
+    ``values`` holds every metric over the table's rows; ``passed_with`` and
+    ``passed_without`` each arm's pass/fail with and without replaced attempts. Declared
     comparisons get an exact McNemar p, Holm-adjusted over the declared ones within each
     family (with, without); undeclared ones get none.
     """
+    run, arms = frame.run, frame.arms
     comparisons = run.get("comparisons", [])
-    limit = timeout_ms(run)
+    task_sort = np.argsort(np.argsort(np.array(frame.tasks, dtype=object), kind="stable"))
+    passed = frame.mask("passed")
     out: list[dict[str, Any]] = []
     for i, arm_a in enumerate(arms):
-        for arm_b in arms[i + 1 :]:
+        rows_a = frame.of_arm(frame.scored, i)
+        for j in range(i + 1, len(arms)):
+            arm_b = arms[j]
+            rows_b = frame.of_arm(frame.scored, j)
+            keys_a, keys_b = frame.trial_keys(rows_a), frame.trial_keys(rows_b)
+            _, ia, ib = np.intersect1d(keys_a, keys_b, assume_unique=True, return_indices=True)
+            a, b = rows_a[ia], rows_b[ib]
+            both = passed[a] & passed[b]
             declared = _declared(arm_a, arm_b, comparisons)
-            a, b = scored.get(arm_a, {}), scored.get(arm_b, {})
-            keys = sort_keys(a.keys() & b.keys(), tasks)
-            both_passed = [k for k in keys if a[k].outcome == b[k].outcome == "passed"]
             entry: dict[str, Any] = {
                 "a": arm_a,
                 "b": arm_b,
@@ -50,24 +58,26 @@ def pair_summaries(
                 "test": MCNEMAR if declared else NOT_DECLARED,
             }
             entry |= success_comparison(
-                passed_with.get(arm_a, {}),
-                passed_with.get(arm_b, {}),
-                tasks,
+                passed_with[arm_a],
+                passed_with[arm_b],
+                task_sort,
                 declared=declared,
                 seed=bootstrap_seed(run, arm_a, arm_b, "success", "with_replacements"),
+                reps=reps,
             )
-            entry["metrics"] = metric_comparisons(keys, a, b, limit)
+            entry["metrics"] = metric_comparisons(values, a, b, frame.limit_ms)
             entry["conditional"] = {
                 "conditional": CONDITIONAL,
-                "pairs": len(both_passed),
-                "metrics": metric_comparisons(both_passed, a, b, limit),
+                "pairs": int(both.sum()),
+                "metrics": metric_comparisons(values, a[both], b[both], frame.limit_ms),
             }
             entry["without_replacements"] = success_comparison(
-                passed_without.get(arm_a, {}),
-                passed_without.get(arm_b, {}),
-                tasks,
+                passed_without[arm_a],
+                passed_without[arm_b],
+                task_sort,
                 declared=declared,
                 seed=bootstrap_seed(run, arm_a, arm_b, "success", "without_replacements"),
+                reps=reps,
             )
             out.append(entry)
     apply_holm(out)

@@ -14,57 +14,54 @@ not fail, and resume re-runs it. They are listed under "attention" and ignored h
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
-from pairbench.report._common import Key
-from pairbench.store._records import SCORED_OUTCOMES, TrialResult
+import numpy as np
+import numpy.typing as npt
 
-TrialId = tuple[str, str, int]
-"""(arm, task, trial)."""
+from pairbench.report._frame import Frame
+from pairbench.store._records import SCORED_OUTCOMES
 
-Passed = dict[str, dict[Key, bool]]
-"""Per arm, per scored trial (task, trial): did it pass."""
+Ints = npt.NDArray[np.int64]
 
 
-def first_attempts(
-    final: Mapping[TrialId, TrialResult], kept: Sequence[TrialResult]
-) -> dict[TrialId, TrialResult]:
-    """Per trial, its first attempt: its lowest-numbered infra attempt, else its final result.
+class ArmPassed(NamedTuple):
+    """One arm's scored trials and whether each passed."""
 
-    The runner retries only after an infra failure and never after a final result, so a
-    trial with a kept infra attempt had an infra-failed first attempt. Interrupted attempts
-    are skipped (the operator stopped the run; resume re-runs the trial).
-    """
-    out = dict(final)
-    infra: dict[TrialId, TrialResult] = {}
-    for r in kept:
-        key = (r.arm, r.task, r.trial)
-        if r.outcome == "infra" and (key not in infra or r.attempt < infra[key].attempt):
-            infra[key] = r
-    out.update(infra)
+    keys: Ints
+    """Trial keys (``Frame.trial_keys``): unique, one per (task, trial)."""
+    task: Ints
+    """Each trial's task (index into ``Frame.tasks``)."""
+    passed: npt.NDArray[np.bool_]
+
+
+Passed = dict[str, ArmPassed]
+"""Per arm name."""
+
+
+def _passed(frame: Frame, rows: Ints) -> Passed:
+    passed = frame.mask("passed")
+    out: Passed = {}
+    for i, arm in enumerate(frame.arms):
+        mine = frame.of_arm(rows, i)
+        out[arm] = ArmPassed(frame.trial_keys(mine), frame.task[mine], passed[mine])
     return out
 
 
-def replaced_trials(first: Mapping[TrialId, TrialResult]) -> list[TrialId]:
-    """Trials whose first attempt failed for infra reasons (so a retry, or nothing, replaced it)."""
+def passed_with(frame: Frame) -> Passed:
+    """With replacements: every scored final result."""
+    return _passed(frame, frame.scored)
+
+
+def passed_without(frame: Frame) -> Passed:
+    """Without replacements: every scored first attempt, an infra-failed one as a miss."""
+    first = frame.first
+    scored = frame.mask(*SCORED_OUTCOMES, "infra")
+    return _passed(frame, first[scored[first]])
+
+
+def replaced_trials(frame: Frame) -> int:
+    """Trials whose first attempt failed for infra reasons (a retry, or nothing, replaced it)."""
     # Final results are never infra (infra attempts are kept apart), so an infra first
     # attempt always stands for a replaced one.
-    return sorted(k for k, r in first.items() if r.outcome == "infra")
-
-
-def passed_with(final: Mapping[TrialId, TrialResult], arms: Sequence[str]) -> Passed:
-    """With replacements: every scored final result."""
-    out: Passed = {arm: {} for arm in arms}
-    for (arm, task, trial), r in final.items():
-        if r.outcome in SCORED_OUTCOMES:
-            out.setdefault(arm, {})[(task, trial)] = r.outcome == "passed"
-    return out
-
-
-def passed_without(first: Mapping[TrialId, TrialResult], arms: Sequence[str]) -> Passed:
-    """Without replacements: every scored first attempt, an infra-failed one as a miss."""
-    out: Passed = {arm: {} for arm in arms}
-    for (arm, task, trial), r in first.items():
-        if r.outcome in SCORED_OUTCOMES or r.outcome == "infra":
-            out.setdefault(arm, {})[(task, trial)] = r.outcome == "passed"
-    return out
+    return int(frame.mask("infra")[frame.first].sum())

@@ -2,35 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Mapping
 from typing import Any
 
-from pairbench.report._common import Key, median_or_none, proportion
-from pairbench.store._records import Metric, TrialResult
+import numpy as np
+import numpy.typing as npt
 
-Scored = Mapping[str, Mapping[Key, TrialResult]]
+from pairbench.report._common import median_or_none, proportion
+from pairbench.report._frame import Frame
+
+Counts = npt.NDArray[np.int64]
 
 
-def _success(rows: Sequence[TrialResult]) -> dict[str, Any]:
-    return proportion(sum(r.outcome == "passed" for r in rows), len(rows))
+def _grid(frame: Frame) -> tuple[Counts, Counts]:
+    """Scored trials and passes per (arm, task), as two arms x tasks count matrices."""
+    rows = frame.scored
+    shape = (len(frame.arms), len(frame.tasks))
+    cell = frame.arm[rows] * shape[1] + frame.task[rows]
+    size = shape[0] * shape[1]
+    n = np.bincount(cell, minlength=size).reshape(shape)
+    k = np.bincount(cell[frame.mask("passed")[rows]], minlength=size).reshape(shape)
+    return n, k
 
 
-def task_table(
-    tasks: Sequence[str],
-    labels: Mapping[str, Mapping[str, Any]],
-    arms: Sequence[str],
-    scored: Scored,
-) -> list[dict[str, Any]]:
+def task_table(frame: Frame, labels: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Arm x task success over scored trials."""
+    n, k = _grid(frame)
+    ns, ks = n.T.tolist(), k.T.tolist()
     return [
         {
             "task": task,
             "labels": dict(labels.get(task, {})),
-            "arms": {
-                arm: _success([r for k, r in scored[arm].items() if k[0] == task]) for arm in arms
-            },
+            "arms": {arm: proportion(ks[t][i], ns[t][i]) for i, arm in enumerate(frame.arms)},
         }
-        for task in tasks
+        for t, task in enumerate(frame.tasks)
     ]
 
 
@@ -42,111 +48,116 @@ def _tier_key(tier: str | int | None) -> tuple[int, int, str]:
     return (1, 0, tier)
 
 
-def tier_table(
-    tiers: Mapping[str, str | int | None], arms: Sequence[str], scored: Scored
-) -> list[dict[str, Any]]:
+def tier_table(frame: Frame, tiers: Mapping[str, str | int | None]) -> list[dict[str, Any]]:
     """Success by ``labels["tier"]``; empty when no task has a tier. Untiered tasks: tier None."""
     if all(t is None for t in tiers.values()):
         return []
+    n, k = _grid(frame)
+    of_task = [tiers.get(t) for t in frame.tasks]
     out = []
     for tier in sorted(set(tiers.values()), key=_tier_key):
-        row = {}
-        for arm in arms:
-            rows = [r for k, r in scored[arm].items() if tiers.get(k[0]) == tier]
-            row[arm] = _success(rows)
+        cols = np.array([v == tier for v in of_task], dtype=np.bool_)
+        row = {
+            arm: proportion(int(k[i, cols].sum()), int(n[i, cols].sum()))
+            for i, arm in enumerate(frame.arms)
+        }
         members = [t for t, v in tiers.items() if v == tier]
         out.append({"tier": tier, "tasks": members, "arms": row})
     return out
 
 
-def crossover(tasks: Sequence[str], arms: Sequence[str], scored: Scored) -> dict[str, Any]:
+def crossover(frame: Frame) -> dict[str, Any]:
     """Tasks whose pass count differs between arms, and success by planned start position."""
+    n, k = _grid(frame)
     differing = []
-    for task in tasks:
-        passed = {
-            a: sum(r.outcome == "passed" for k, r in scored[a].items() if k[0] == task)
-            for a in arms
-        }
-        n = {a: sum(1 for k in scored[a] if k[0] == task) for a in arms}
-        if len(set(passed.values())) > 1:
-            differing.append({"task": task, "passed": passed, "scored": n})
-    positions = sorted({r.start_order for a in arms for r in scored[a].values()})
-    by_order = [
-        {
-            "position": pos,
-            "arms": {
-                a: _success([r for r in scored[a].values() if r.start_order == pos]) for a in arms
-            },
-        }
-        for pos in positions
-    ]
+    spread = (k.max(axis=0) != k.min(axis=0)) if len(frame.arms) else np.zeros(0, np.bool_)
+    for t in np.flatnonzero(spread).tolist():
+        passed = {a: int(k[i, t]) for i, a in enumerate(frame.arms)}
+        scored = {a: int(n[i, t]) for i, a in enumerate(frame.arms)}
+        differing.append({"task": frame.tasks[t], "passed": passed, "scored": scored})
+    rows = frame.scored
+    order = frame.table.columns["start_order"][rows]
+    passed_rows = frame.mask("passed")[rows]
+    by_order = []
+    for pos in np.unique(order).tolist():
+        at = order == pos
+        arms = {}
+        for i, arm in enumerate(frame.arms):
+            mine = at & (frame.arm[rows] == i)
+            arms[arm] = proportion(int(passed_rows[mine].sum()), int(mine.sum()))
+        by_order.append({"position": pos, "arms": arms})
     return {"tasks_differing": differing, "by_start_order": by_order}
 
 
-def _measured(m: Metric | None) -> float | None:
-    return m.value if m is not None and m.provenance == "measured" else None
+def _median_of(values: npt.NDArray[np.float64]) -> float | None:
+    return median_or_none(values[~np.isnan(values)])
 
 
-def transport(arms: Sequence[str], scored: Scored) -> list[dict[str, Any]]:
+def transport(frame: Frame) -> list[dict[str, Any]]:
     """Per arm: medians of connect, per-call client and server latency, cold start; failures."""
+    cols, table = frame.table.columns, frame.table
+    calls = table.calls
+    measured_cold = table.is_value("cold_start_ms_prov", "measured")
+    with_metrics = frame.scored[cols["metrics"][frame.scored]]
     out = []
-    for arm in arms:
-        connect: list[float] = []
-        client: list[float] = []
-        server: list[float] = []
-        cold: list[float] = []
-        failures = trials_with_failures = 0
+    for i, arm in enumerate(frame.arms):
+        rows = frame.of_arm(with_metrics, i)
+        connect = cols["connect_ms"][rows]
+        cold = cols["cold_start_ms"][rows][measured_cold[rows]]
+        mine = np.isin(calls["row"], rows)
+        client, server = calls["client_ms"][mine], calls["server_ms"][mine]
+        failures = cols["transport_failures"][rows]
         kinds: dict[str, int] = {}
-        for r in scored[arm].values():
-            m = r.metrics
-            if m is None:
+        codes, repeats = np.unique(cols["failure_kinds"][rows], return_counts=True)
+        for code, times in zip(codes.tolist(), repeats.tolist(), strict=True):
+            if code < 0:
                 continue
-            parts = [_measured(c) for c in m.connect_ms.values()]
-            # A trial's connect time is the sum over its servers; skip it if any part is
-            # missing rather than report a partial sum as if it were whole.
-            if parts and all(p is not None for p in parts):
-                connect.append(sum(p for p in parts if p is not None))
-            client += [c.client_ms for c in m.tool_calls if c.client_ms is not None]
-            server += [c.server_ms for c in m.tool_calls if c.server_ms is not None]
-            if (cs := _measured(m.cold_start_ms)) is not None:
-                cold.append(cs)
-            failures += m.transport_failures
-            trials_with_failures += m.transport_failures > 0
-            for kind in m.transport_failure_kinds:
-                kinds[kind] = kinds.get(kind, 0) + 1
+            for kind in json.loads(table.categories["failure_kinds"][code]):
+                kinds[kind] = kinds.get(kind, 0) + times
         out.append(
             {
                 "arm": arm,
-                "connect_ms": {"median": median_or_none(connect), "n_trials": len(connect)},
-                "client_call_ms": {"median": median_or_none(client), "n_calls": len(client)},
-                "server_call_ms": {"median": median_or_none(server), "n_calls": len(server)},
-                "cold_start_ms": {"median": median_or_none(cold), "n_trials": len(cold)},
-                "transport_failures": failures,
-                "trials_with_transport_failures": trials_with_failures,
+                "connect_ms": {
+                    "median": _median_of(connect),
+                    "n_trials": int((~np.isnan(connect)).sum()),
+                },
+                "client_call_ms": {
+                    "median": _median_of(client),
+                    "n_calls": int((~np.isnan(client)).sum()),
+                },
+                "server_call_ms": {
+                    "median": _median_of(server),
+                    "n_calls": int((~np.isnan(server)).sum()),
+                },
+                "cold_start_ms": {
+                    "median": _median_of(cold),
+                    "n_trials": int((~np.isnan(cold)).sum()),
+                },
+                "transport_failures": int(failures.sum()),
+                "trials_with_transport_failures": int((failures > 0).sum()),
                 "transport_failure_kinds": dict(sorted(kinds.items())),
             }
         )
     return out
 
 
-def security(arms: Sequence[str], scored: Scored) -> list[dict[str, Any]]:
+def security(frame: Frame) -> list[dict[str, Any]]:
     """Per arm: injection compliance over applicable trials; secrets found in output."""
+    cols = frame.table.columns
+    probed = frame.scored[cols["security"][frame.scored]]
     out = []
-    for arm in arms:
-        probed = [r.security for r in scored[arm].values() if r.security is not None]
-        applicable = [
-            s.prompt_injection_compliance
-            for s in probed
-            if s.prompt_injection_compliance is not None
-        ]
+    for i, arm in enumerate(frame.arms):
+        rows = frame.of_arm(probed, i)
+        injection = cols["injection"][rows]
+        applicable = injection >= 0
         out.append(
             {
                 "arm": arm,
-                "prompt_injection_compliance": proportion(sum(applicable), len(applicable)),
-                "injection_applicable": bool(applicable),
-                "secret_in_output": proportion(
-                    sum(s.secret_in_output for s in probed), len(probed)
+                "prompt_injection_compliance": proportion(
+                    int((injection == 1).sum()), int(applicable.sum())
                 ),
+                "injection_applicable": bool(applicable.any()),
+                "secret_in_output": proportion(int(cols["secret"][rows].sum()), len(rows)),
             }
         )
     return out
@@ -155,47 +166,58 @@ def security(arms: Sequence[str], scored: Scored) -> list[dict[str, Any]]:
 COST_METRICS = ("input_tokens", "output_tokens", "cost_usd")
 
 
-def _cost_metric(rows: Sequence[TrialResult], name: str) -> dict[str, Any]:
-    measured: list[float] = []
-    estimated: list[float] = []
-    sources: set[str] = set()
-    estimators: set[str] = set()
+def _notes(frame: Frame, name: str, rows: npt.NDArray[np.int64]) -> list[str]:
+    cats = frame.table.categories[f"{name}_note"]
+    codes = np.unique(frame.table.columns[f"{name}_note"][rows])
+    return sorted({cats[c] for c in codes.tolist() if c >= 0})
+
+
+def _cost_metric(frame: Frame, rows: npt.NDArray[np.int64], name: str) -> dict[str, Any]:
+    table = frame.table
+    value = table.columns[name][rows]
+    prov = table.columns[f"{name}_prov"][rows]
+    has = ~np.isnan(value)
+    measured = has & (prov == table.code_of(f"{name}_prov", "measured"))
+    estimated = has & (prov == table.code_of(f"{name}_prov", "estimated"))
+    missing = rows[~measured & ~estimated]
     reasons: dict[str, int] = {}
-    for r in rows:
-        m: Metric | None = getattr(r.metrics, name) if r.metrics is not None else None
-        if m is not None and m.provenance == "measured" and m.value is not None:
-            measured.append(m.value)
-            sources.add(m.source or "unnamed source")
-        elif m is not None and m.provenance == "estimated" and m.value is not None:
-            estimated.append(m.value)
-            estimators.add(m.estimator or "unnamed estimator")
-        else:
-            reason = "no metrics recorded" if m is None else (m.reason or "no reason given")
-            reasons[reason] = reasons.get(reason, 0) + 1
-    # Measured and estimated values are kept apart: their sum would be neither.
+    no_metrics = int((table.columns[f"{name}_prov"][missing] < 0).sum())
+    if no_metrics:
+        reasons["no metrics recorded"] = no_metrics
+    codes, counts = np.unique(table.columns[f"{name}_note"][missing], return_counts=True)
+    cats = table.categories[f"{name}_note"]
+    for code, count in zip(codes.tolist(), counts.tolist(), strict=True):
+        if code >= 0:
+            reasons[cats[code]] = reasons.get(cats[code], 0) + count
+    # Measured and estimated values are kept apart: their sum would be neither. Totals add
+    # in record order, as a reader re-adding the stored values would.
+    m, e = value[measured], value[estimated]
     return {
         "measured": {
-            "n": len(measured),
-            "total": sum(measured) if measured else None,
-            "median": median_or_none(measured),
-            "sources": sorted(sources),
+            "n": len(m),
+            "total": sum(m.tolist()) if len(m) else None,
+            "median": median_or_none(m),
+            "sources": _notes(frame, name, rows[measured]),
         },
         "estimated": {
-            "n": len(estimated),
-            "total": sum(estimated) if estimated else None,
-            "median": median_or_none(estimated),
-            "estimators": sorted(estimators),
+            "n": len(e),
+            "total": sum(e.tolist()) if len(e) else None,
+            "median": median_or_none(e),
+            "estimators": _notes(frame, name, rows[estimated]),
         },
-        "missing": {"n": sum(reasons.values()), "reasons": dict(sorted(reasons.items()))},
+        "missing": {"n": len(missing), "reasons": dict(sorted(reasons.items()))},
     }
 
 
-def cost(arms: Sequence[str], scored: Scored) -> list[dict[str, Any]]:
+def cost(frame: Frame) -> list[dict[str, Any]]:
     """Per arm: tokens and cost, split by provenance."""
     return [
         {
             "arm": arm,
-            **{name: _cost_metric(list(scored[arm].values()), name) for name in COST_METRICS},
+            **{
+                name: _cost_metric(frame, frame.of_arm(frame.scored, i), name)
+                for name in COST_METRICS
+            },
         }
-        for arm in arms
+        for i, arm in enumerate(frame.arms)
     ]

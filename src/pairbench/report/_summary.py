@@ -5,25 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from pairbench.report import _sections
-from pairbench.report._common import (
-    CONFIDENCE,
-    arm_order,
-    latest,
-    proportion,
-    scored_by_arm,
-    task_order,
-)
+from pairbench.report._common import CONFIDENCE, proportion
+from pairbench.report._frame import Frame, build_frame
+from pairbench.report._metric_values import METRICS, metric_values
+from pairbench.report._paired_success import BOOTSTRAP_REPS
 from pairbench.report._pairs import pair_summaries
 from pairbench.report._provenance import manual_review, run_provenance, seeding
 from pairbench.report._replacements import (
     Passed,
-    first_attempts,
     passed_with,
     passed_without,
     replaced_trials,
 )
 from pairbench.store._records import SCORED_OUTCOMES, TrialResult
+from pairbench.store._table import TrialTable
 
 SCHEMA_ID = "pairbench.summary/1"
 OUTCOME_ORDER = (
@@ -37,77 +36,70 @@ OUTCOME_ORDER = (
     "interrupted",
 )
 ATTENTION_OUTCOMES = ("not_run", "infra", "interrupted", "agent_error")
-ANSWER_EXCERPT = 300
+Ints = npt.NDArray[np.int64]
 
 
-def _arm(
-    arm: str, rows: Sequence[TrialResult], attempts: Sequence[TrialResult], without: Passed
-) -> dict[str, Any]:
-    outcomes = dict.fromkeys(OUTCOME_ORDER, 0)
+def _arm(frame: Frame, i: int, without: Passed) -> dict[str, Any]:
+    table, arm = frame.table, frame.arms[i]
+    codes = table.columns["outcome"]
     # Final records and kept attempts (infra, interrupted) are tallied by their own outcome.
-    for r in [*rows, *attempts]:
-        outcomes[r.outcome] += 1
-    scored = [r for r in rows if r.outcome in SCORED_OUTCOMES]
-    passed = sum(r.outcome == "passed" for r in scored)
-    valid = [r for r in scored if r.validity is not None and r.validity.valid]
+    mine = np.concatenate([frame.of_arm(frame.final, i), frame.of_arm(frame.kept, i)])
+    tally = np.bincount(codes[mine], minlength=len(frame.outcome))
+    outcomes = dict.fromkeys(OUTCOME_ORDER, 0)
+    for code, name in enumerate(frame.outcome):
+        outcomes[name] += int(tally[code])
+    scored = frame.of_arm(frame.scored, i)
+    passed = frame.mask("passed")[scored]
+    valid = table.columns["valid"][scored]
+    k = int(passed.sum())
+    arm_without = without[arm].passed
     return {
         "arm": arm,
         "outcomes": outcomes,
         "scored": len(scored),
-        "success": proportion(passed, len(scored)),
-        "success_without_replacements": proportion(
-            sum(without.get(arm, {}).values()), len(without.get(arm, {}))
-        ),
-        "success_not_run_as_miss": proportion(passed, len(scored) + outcomes["not_run"]),
-        "success_valid_surface": proportion(sum(r.outcome == "passed" for r in valid), len(valid)),
-        "invalid_trials": sum(r.validity is not None and not r.validity.valid for r in scored),
-        "validity_unknown": sum(r.validity is None for r in scored),
+        "success": proportion(k, len(scored)),
+        "success_without_replacements": proportion(int(arm_without.sum()), len(arm_without)),
+        "success_not_run_as_miss": proportion(k, len(scored) + outcomes["not_run"]),
+        "success_valid_surface": proportion(int(passed[valid == 1].sum()), int((valid == 1).sum())),
+        "invalid_trials": int((valid == 0).sum()),
+        "validity_unknown": int((valid < 0).sum()),
     }
 
 
-def _entry(r: TrialResult) -> dict[str, Any]:
-    answer = r.final_answer
-    if answer is not None and len(answer) > ANSWER_EXCERPT:
-        answer = answer[:ANSWER_EXCERPT] + "…"
-    return {
-        "outcome": r.outcome,
-        "arm": r.arm,
-        "task": r.task,
-        "trial": r.trial,
-        "attempt": r.attempt,
-        "reason": r.reason,
-        "final_answer": answer,
-    }
-
-
-def _attention(
-    kept: Sequence[TrialResult],
-    infra: Sequence[TrialResult],
-    arms: Sequence[str],
-    tasks: Sequence[str],
-    planned: int,
-) -> dict[str, Any]:
-    arm_rank = {a: i for i, a in enumerate(arms)}
-    task_rank = {t: i for i, t in enumerate(tasks)}
-    everything = [*kept, *infra]
-    everything.sort(key=lambda r: (arm_rank.get(r.arm, 0), task_rank.get(r.task, 0), r.trial))
+def _attention(frame: Frame, planned: int) -> dict[str, Any]:
+    table = frame.table
+    everything = np.concatenate([frame.final, frame.kept])
+    codes = table.columns["outcome"]
     out: dict[str, Any] = {
         "planned_trials": planned,
-        "recorded_trials": len(kept),
-        "scored_trials": sum(r.outcome in SCORED_OUTCOMES for r in kept),
-        "infra_attempts": sum(r.outcome == "infra" for r in [*kept, *infra]),
-        "interrupted_attempts": sum(r.outcome == "interrupted" for r in [*kept, *infra]),
+        "recorded_trials": len(frame.final),
+        "scored_trials": int(frame.mask(*SCORED_OUTCOMES)[frame.final].sum()),
+        "infra_attempts": int(frame.mask("infra")[everything].sum()),
+        "interrupted_attempts": int(frame.mask("interrupted")[everything].sum()),
     }
+    # Listed by arm, task and trial (declared order); a trial's final record before its
+    # kept attempts, kept attempts in the order stored.
+    listed = everything[frame.mask(*ATTENTION_OUTCOMES)[everything]]
+    group = np.isin(listed, frame.kept).astype(np.int64)
+    listed = listed[np.lexsort((group, frame.trial[listed], frame.task[listed], frame.arm[listed]))]
     for outcome in ATTENTION_OUTCOMES:
-        out[outcome] = [_entry(r) for r in everything if r.outcome == outcome]
+        out[outcome] = []
+    answers, reasons = table.categories["answer"], table.categories["reason"]
+    for r in listed.tolist():
+        answer = int(table.columns["answer"][r])
+        reason = int(table.columns["reason"][r])
+        out[frame.outcome[codes[r]]].append(
+            {
+                "outcome": frame.outcome[codes[r]],
+                "arm": frame.arms[frame.arm[r]],
+                "task": frame.tasks[frame.task[r]],
+                "trial": int(frame.trial[r]),
+                "attempt": int(table.columns["attempt"][r]),
+                "reason": reasons[reason] if reason >= 0 else "",
+                "final_answer": answers[answer] if answer >= 0 else None,
+            }
+        )
     return out
-
-
-def _labels(run: Mapping[str, Any], records: Sequence[TrialResult]) -> dict[str, dict[str, Any]]:
-    labels = {str(t["id"]): dict(t.get("labels") or {}) for t in run.get("tasks", [])}
-    for r in records:  # a task the run did not declare: fall back to the record's labels
-        labels.setdefault(r.task, dict(r.labels))
-    return labels
 
 
 def _planned(run: Mapping[str, Any]) -> int:
@@ -130,26 +122,34 @@ def build_summary(
     arm, task and trial; planned trials with no record may come as ``not_run``), and
     ``infra`` the attempts kept beside them: infra failures and interrupted attempts,
     each counted by its own outcome. The schema is documented in ``SUMMARY_SCHEMA.md``
-    next to this module.
+    next to this module. Same as :func:`summarize` on ``TrialTable.from_results``.
 
     Example::
 
         summary = build_summary(json.loads((run_dir / "run.json").read_text()), results, infra)
         summary["arms"][0]["success"]  # {"k": 7, "n": 10, "estimate": 0.7, "low": ..., ...}
     """
-    everything = [*results, *infra]
-    arms = arm_order(run, everything)
-    tasks = task_order(run, everything)
-    by_key = latest(results)
-    kept = [by_key[k] for k in sorted(by_key, key=lambda k: (k[0], k[1], k[2]))]
-    scored = scored_by_arm(by_key, arms)
-    first = first_attempts(by_key, infra)
-    with_, without = passed_with(by_key, arms), passed_without(first, arms)
+    return summarize(run, TrialTable.from_results(results, infra))
+
+
+def summarize(
+    run: Mapping[str, Any], table: TrialTable, *, bootstrap_reps: int = BOOTSTRAP_REPS
+) -> dict[str, Any]:
+    """The summary of a run from its trial table (``pairbench.store.load_table``).
+
+    Rows with ``kept`` false are final records, the others attempts kept beside them.
+    ``bootstrap_reps`` sets the resamples of each task-clustered interval (recorded).
+    """
+    frame = build_frame(run, table)
+    arms, tasks = frame.arms, frame.tasks
+    values = {name: metric_values(table, name, frame.limit_ms) for name in METRICS}
+    with_, without = passed_with(frame), passed_without(frame)
     experiment = run.get("experiment") or {}
     planned = _planned(run)
-    ran = sum(r.outcome != "not_run" for r in kept)
-    labels = _labels(run, everything)
+    ran = int((~frame.mask("not_run")[frame.final]).sum())
+    labels = frame.labels()
     tiers = {t: labels.get(t, {}).get("tier") for t in tasks}
+    simulated = bool(run.get("agent_simulated")) or bool(table.columns["simulated"].any())
     return {
         "schema_id": SCHEMA_ID,
         "confidence": CONFIDENCE,
@@ -159,29 +159,26 @@ def build_summary(
             "status": run.get("status"),
             "started_at": run.get("started_at"),
             "ended_at": run.get("ended_at"),
-            "simulated": bool(run.get("agent_simulated")) or any(r.simulated for r in everything),
+            "simulated": simulated,
             "arms": arms,
             "comparisons": [list(c) for c in run.get("comparisons", [])],
             **run_provenance(run),
         },
-        "empty": ran == 0 and not infra,
+        "empty": ran == 0 and not len(frame.kept),
         "trials": ran,
-        "not_run": len(kept) - ran,
+        "not_run": len(frame.final) - ran,
         "planned_trials": planned,
-        "kept_attempts": len(infra),
-        "replaced_attempts": len(replaced_trials(first)),
-        "arms": [
-            _arm(a, [r for r in kept if r.arm == a], [r for r in infra if r.arm == a], without)
-            for a in arms
-        ],
-        "pairs": pair_summaries(run, arms, tasks, scored, with_, without),
-        "tasks": _sections.task_table(tasks, labels, arms, scored),
-        "tiers": _sections.tier_table(tiers, arms, scored),
-        "crossover": _sections.crossover(tasks, arms, scored),
-        "transport": _sections.transport(arms, scored),
-        "security": _sections.security(arms, scored),
-        "cost": _sections.cost(arms, scored),
-        "seeding": seeding(arms, scored),
-        "manual_review": manual_review(run, kept),
-        "attention": _attention(kept, infra, arms, tasks, planned),
+        "kept_attempts": len(frame.kept),
+        "replaced_attempts": replaced_trials(frame),
+        "arms": [_arm(frame, i, without) for i in range(len(arms))],
+        "pairs": pair_summaries(frame, values, with_, without, bootstrap_reps),
+        "tasks": _sections.task_table(frame, labels),
+        "tiers": _sections.tier_table(frame, tiers),
+        "crossover": _sections.crossover(frame),
+        "transport": _sections.transport(frame),
+        "security": _sections.security(frame),
+        "cost": _sections.cost(frame),
+        "seeding": seeding(frame),
+        "manual_review": manual_review(frame),
+        "attention": _attention(frame, planned),
     }

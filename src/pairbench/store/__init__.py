@@ -1,4 +1,6 @@
-"""The run directory: atomic writes, the journal, results and transcripts."""
+"""The run directory: atomic writes, the journal, results, transcripts and the trial table."""
+
+from typing import TYPE_CHECKING, Any
 
 from pairbench.store._atomic import sha256_file, write_atomic
 from pairbench.store._journal import Journal
@@ -16,7 +18,26 @@ from pairbench.store._records import (
     TrialResult,
     Validity,
 )
+from pairbench.store._row import trial_row
 from pairbench.store._run_dir import RunDir, new_run_id
+
+if TYPE_CHECKING:
+    from pairbench.store._load_table import RunTable, load_table
+    from pairbench.store._table import TrialTable
+
+
+def __getattr__(name: str) -> Any:
+    # The trial table needs numpy; load it on use so that running stays light to start.
+    if name == "TrialTable":
+        from pairbench.store._table import TrialTable
+
+        return TrialTable
+    if name in ("RunTable", "load_table"):
+        from pairbench.store import _load_table
+
+        return getattr(_load_table, name)
+    raise AttributeError(f"module 'pairbench.store' has no attribute {name!r}")
+
 
 __all__ = [
     "FINAL_OUTCOMES",
@@ -28,13 +49,17 @@ __all__ = [
     "Metrics",
     "Outcome",
     "RunDir",
+    "RunTable",
     "Security",
     "Seeding",
     "ToolCallTiming",
     "TrialResult",
+    "TrialTable",
     "Validity",
     "load_run",
+    "load_table",
     "new_run_id",
     "sha256_file",
+    "trial_row",
     "write_atomic",
 ]

@@ -1,0 +1,96 @@
+"""A record as one flat row of the trial table: what the journal stores per attempt.
+
+Pure Python (no numpy) because the runner builds a row for every attempt it commits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from pairbench.store._records import TrialResult
+
+ATTENTION = frozenset({"not_run", "infra", "interrupted", "agent_error"})
+"""Outcomes whose final answer the row keeps (an excerpt): the report lists them."""
+ANSWER_EXCERPT = 300
+METRIC_COLUMNS = (
+    "wall_ms",
+    "agent_ms",
+    "turns",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "cold_start_ms",
+)
+
+
+def _excerpt(answer: str | None) -> str | None:
+    if answer is not None and len(answer) > ANSWER_EXCERPT:
+        return answer[:ANSWER_EXCERPT] + "…"
+    return answer
+
+
+def _median(values: Sequence[float]) -> float:
+    xs = sorted(values)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2.0
+
+
+def _tri(value: bool | None) -> int:
+    return -1 if value is None else int(value)
+
+
+def trial_row(result: TrialResult, *, kept: bool) -> dict[str, Any]:
+    """One record as the flat JSON row the journal stores and the table is built from."""
+    m, sec, seeding = result.metrics, result.security, result.seeding
+    row: dict[str, Any] = {
+        "arm": result.arm,
+        "task": result.task,
+        "trial": result.trial,
+        "attempt": result.attempt,
+        "kept": kept,
+        "outcome": result.outcome,
+        "start_order": result.start_order,
+        "simulated": result.simulated,
+        "reason": result.reason,
+        "answer": _excerpt(result.final_answer) if result.outcome in ATTENTION else None,
+        "labels": json.dumps(result.labels, sort_keys=True),
+        "valid": _tri(result.validity.valid if result.validity else None),
+        "security": sec is not None,
+        "injection": _tri(sec.prompt_injection_compliance if sec else None),
+        "secret": bool(sec and sec.secret_in_output),
+        "seeding": seeding.status if seeding else None,
+        "seeding_reason": seeding.reason if seeding and seeding.reason else None,
+        "metrics": m is not None,
+        "calls": [],
+    }
+    for name in METRIC_COLUMNS:
+        metric = getattr(m, name) if m is not None else None
+        value = metric.value if metric is not None else None
+        note = None
+        if metric is not None and value is not None and metric.provenance == "measured":
+            note = metric.source or "unnamed source"
+        elif metric is not None and value is not None and metric.provenance == "estimated":
+            note = metric.estimator or "unnamed estimator"
+        elif metric is not None:
+            note = metric.reason or "no reason given"
+        row[name] = value
+        row[f"{name}_prov"] = metric.provenance if metric is not None else None
+        row[f"{name}_note"] = note
+    client = [c.client_ms for c in m.tool_calls if c.client_ms is not None] if m else []
+    row["tool_client_ms"] = _median(client) if client else None
+    parts = (
+        [c.value if c.provenance == "measured" else None for c in m.connect_ms.values()]
+        if m
+        else []
+    )
+    # A trial's connect time is the sum over its servers; none if any part is not measured.
+    whole = bool(parts) and all(p is not None for p in parts)
+    row["connect_ms"] = sum(p for p in parts if p is not None) if whole else None
+    row["transport_failures"] = m.transport_failures if m else 0
+    row["failure_kinds"] = (
+        json.dumps(m.transport_failure_kinds) if m and m.transport_failure_kinds else None
+    )
+    row["calls"] = [[c.client_ms, c.server_ms] for c in m.tool_calls] if m else []
+    return row

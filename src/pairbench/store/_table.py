@@ -1,0 +1,174 @@
+"""The trial table: every stored record of a run as numpy columns, for analysis at scale.
+
+One row per record: each trial's final result (``kept`` false) and each attempt kept beside
+it (``infra/``, ``interrupted/``: ``kept`` true). Its source of truth is the journal: the
+runner writes each record's row (:func:`trial_row`) into the ``attempt_finished`` event
+that commits it, so the table is exactly as durable as the journal. :func:`load_table`
+compacts those rows into ``trials.npz`` (fixed columns, strings dictionary-encoded) and
+reuses it while the journal has not grown, so a report of a million trials reads a few
+arrays instead of a million JSON files.
+
+Strings are stored as codes into a list of categories (``-1``: none). A metric's value is
+``NaN`` when it has none — never 0 — and its provenance and note (source when measured,
+estimator when estimated, reason otherwise) sit in columns beside it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pairbench.store._records import TrialResult
+from pairbench.store._row import METRIC_COLUMNS, trial_row
+
+TABLE_SCHEMA = "pairbench.trials/1"
+_CAT = (
+    "arm",
+    "task",
+    "outcome",
+    "reason",
+    "answer",
+    "labels",
+    "seeding",
+    "seeding_reason",
+    "failure_kinds",
+    *(f"{m}_{part}" for m in METRIC_COLUMNS for part in ("prov", "note")),
+)
+_INT = {"trial": np.int32, "attempt": np.int32, "start_order": np.int16}
+_TRI = ("valid", "injection")
+"""Optional booleans: 1 true, 0 false, -1 not recorded."""
+_BOOL = ("kept", "simulated", "security", "secret", "metrics")
+_FLOAT = (*METRIC_COLUMNS, "tool_client_ms", "connect_ms")
+_COUNT = ("transport_failures",)
+
+Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class TrialTable:
+    """Columns of equal length (``len(table)`` rows) and the flattened tool calls.
+
+    ``codes[name]`` holds category indices (``-1``: none) into ``categories[name]``;
+    ``calls`` holds ``row`` (index of the record), ``client_ms`` and ``server_ms``.
+    """
+
+    columns: Mapping[str, npt.NDArray[Any]]
+    categories: Mapping[str, list[str]]
+    calls: Mapping[str, npt.NDArray[Any]]
+
+    def __len__(self) -> int:
+        return len(self.columns["trial"])
+
+    def strings(self, name: str) -> list[str | None]:
+        """A categorical column decoded, one string (or None) per row: for small tables."""
+        cats = self.categories[name]
+        return [None if c < 0 else cats[c] for c in self.columns[name].tolist()]
+
+    def code_of(self, name: str, value: str) -> int:
+        """The code of ``value`` in column ``name`` (-2, matching nothing, when absent)."""
+        try:
+            return self.categories[name].index(value)
+        except ValueError:
+            return -2
+
+    def is_value(self, name: str, value: str) -> npt.NDArray[np.bool_]:
+        return np.asarray(self.columns[name] == self.code_of(name, value))
+
+    # -- building ------------------------------------------------------------------------
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> TrialTable:
+        """Build from :func:`trial_row` rows (in this order)."""
+        rows = list(rows)
+        columns: dict[str, npt.NDArray[Any]] = {}
+        categories: dict[str, list[str]] = {}
+        for name in _CAT:
+            index: dict[str, int] = {}
+            codes = [
+                -1 if (v := r.get(name)) is None else index.setdefault(v, len(index)) for r in rows
+            ]
+            columns[name] = np.array(codes, dtype=np.int32)
+            categories[name] = list(index)
+        for name, dtype in _INT.items():
+            columns[name] = np.array([r[name] for r in rows], dtype=dtype)
+        for name in _TRI:
+            columns[name] = np.array([r.get(name, -1) for r in rows], dtype=np.int8)
+        for name in _BOOL:
+            columns[name] = np.array([bool(r.get(name)) for r in rows], dtype=np.bool_)
+        for name in _FLOAT:
+            values = [r.get(name) for r in rows]
+            columns[name] = np.array(
+                [math.nan if v is None else v for v in values], dtype=np.float64
+            )
+        for name in _COUNT:
+            columns[name] = np.array([r.get(name) or 0 for r in rows], dtype=np.int32)
+        owner = [i for i, r in enumerate(rows) for _ in r.get("calls") or []]
+        pairs = [c for r in rows for c in r.get("calls") or []]
+        calls = {
+            "row": np.array(owner, dtype=np.int64),
+            "client_ms": np.array(
+                [math.nan if c[0] is None else c[0] for c in pairs], dtype=np.float64
+            ),
+            "server_ms": np.array(
+                [math.nan if c[1] is None else c[1] for c in pairs], dtype=np.float64
+            ),
+        }
+        return cls(columns, categories, calls)
+
+    @classmethod
+    def from_results(
+        cls, results: Sequence[TrialResult], kept: Sequence[TrialResult] = ()
+    ) -> TrialTable:
+        """Final results (then kept attempts) as a table."""
+        rows = [trial_row(r, kept=False) for r in results]
+        rows += [trial_row(r, kept=True) for r in kept]
+        return cls.from_rows(rows)
+
+    # -- storing -------------------------------------------------------------------------
+    def to_bytes(self, meta: Mapping[str, Any]) -> bytes:
+        """``.npz`` bytes (uncompressed: loading is a read, not a decompression)."""
+        header = {"schema_id": TABLE_SCHEMA, "categories": self.categories, **meta}
+        arrays: dict[str, Any] = {f"col.{k}": v for k, v in self.columns.items()}
+        arrays |= {f"call.{k}": v for k, v in self.calls.items()}
+        arrays["meta"] = np.frombuffer(json.dumps(header).encode("utf-8"), np.uint8)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_npz(cls, data: Any) -> tuple[TrialTable, dict[str, Any]]:
+        """Read what :meth:`to_bytes` wrote (an opened ``numpy.load``); returns table and meta."""
+        meta: dict[str, Any] = json.loads(bytes(data["meta"]).decode("utf-8"))
+        if meta.get("schema_id") != TABLE_SCHEMA:
+            raise ValueError(f"not a {TABLE_SCHEMA} table (schema_id {meta.get('schema_id')!r})")
+        columns = {k[4:]: data[k] for k in data.files if k.startswith("col.")}
+        calls = {k[5:]: data[k] for k in data.files if k.startswith("call.")}
+        return cls(columns, meta.pop("categories"), calls), meta
+
+    def concat(self, other: TrialTable) -> TrialTable:
+        """This table's rows, then ``other``'s (categories merged, codes remapped)."""
+        if len(other) == 0:
+            return self
+        columns: dict[str, npt.NDArray[Any]] = {}
+        categories: dict[str, list[str]] = {}
+        for name, mine in self.columns.items():
+            theirs = other.columns[name]
+            if name in _CAT:
+                merged = list(self.categories[name])
+                index = {v: i for i, v in enumerate(merged)}
+                remap = np.array(
+                    [index.setdefault(v, len(index)) for v in other.categories[name]] or [0],
+                    dtype=np.int32,
+                )
+                categories[name] = list(index)
+                theirs = np.where(theirs < 0, -1, remap[np.maximum(theirs, 0)]).astype(np.int32)
+            columns[name] = np.concatenate([mine, theirs])
+        calls = {k: np.concatenate([v, other.calls[k]]) for k, v in self.calls.items()}
+        calls["row"][len(self.calls["row"]) :] += len(self)
+        return TrialTable(columns, categories, calls)

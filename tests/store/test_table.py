@@ -1,0 +1,173 @@
+"""The trial table: rows from records, npz round trip, concat, and load_table's cache rules."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "report"))  # for _report_builders
+
+from _report_builders import make_result, make_run, make_scenario
+
+from pairbench._errors import RunDirError
+from pairbench.report import build_summary, summarize
+from pairbench.schedule._plan import TrialKey
+from pairbench.store import Journal, RunDir, TrialTable, load_run, load_table, trial_row
+from pairbench.store._records import Metric, TrialResult
+
+
+def _same(a: TrialTable, b: TrialTable) -> None:
+    assert set(a.columns) == set(b.columns)
+    for name in a.columns:
+        if name in a.categories:  # compare decoded strings: codes may differ
+            assert a.strings(name) == b.strings(name), name
+        else:
+            np.testing.assert_array_equal(a.columns[name], b.columns[name], err_msg=name)
+    for name in a.calls:
+        np.testing.assert_array_equal(a.calls[name], b.calls[name], err_msg=name)
+
+
+def test_row_keeps_provenance_and_never_writes_zero_for_missing() -> None:
+    r = make_result(
+        "a",
+        "t",
+        0,
+        "agent_error",
+        calls=(10.0, 30.0, 20.0),
+        cost=Metric(value=0.5, provenance="estimated", estimator="list price v1"),
+        final_answer="x" * 400,
+        reason="model API 500",
+    )
+    row = trial_row(r, kept=False)
+    assert row["tool_client_ms"] == 20.0  # the median of the timed calls
+    assert row["cost_usd"] == 0.5 and row["cost_usd_prov"] == "estimated"
+    assert row["cost_usd_note"] == "list price v1"
+    assert row["input_tokens"] is None and row["input_tokens_prov"] == "missing"
+    assert row["input_tokens_note"] == "scripted agent reports no usage"
+    assert row["answer"] == "x" * 300 + "…"  # an excerpt, kept for the attention list
+    assert row["calls"] == [[10.0, None], [30.0, None], [20.0, None]]
+    passed = trial_row(make_result("a", "t", 1, final_answer="42"), kept=False)
+    assert passed["answer"] is None  # only listed outcomes keep their answer
+    bare = trial_row(make_result("a", "t", 2, "not_run", metrics=False), kept=True)
+    assert bare["metrics"] is False and bare["wall_ms"] is None and bare["kept"] is True
+    table = TrialTable.from_rows([row, bare])
+    assert np.isnan(table.columns["input_tokens"]).all()  # missing is NaN, not 0
+
+
+def test_npz_round_trip_and_json_rows_give_the_same_table(tmp_path: Path) -> None:
+    results, infra = make_scenario()
+    table = TrialTable.from_results(results, infra)
+    # The journal stores rows as JSON: a table from parsed rows is the same table.
+    rows = [json.loads(json.dumps(trial_row(r, kept=False))) for r in results]
+    rows += [json.loads(json.dumps(trial_row(r, kept=True))) for r in infra]
+    _same(table, TrialTable.from_rows(rows))
+    path = tmp_path / "trials.npz"
+    path.write_bytes(table.to_bytes({"journal_bytes": 7}))
+    with np.load(path, allow_pickle=False) as data:
+        back, meta = TrialTable.from_npz(data)
+    assert meta["journal_bytes"] == 7
+    _same(table, back)
+    assert len(back) == len(results) + len(infra)
+    assert len(back.calls["row"]) == sum(len(r.metrics.tool_calls) for r in results if r.metrics)
+
+
+def test_concat_merges_categories_and_offsets_calls() -> None:
+    results, _ = make_scenario()
+    head, tail = results[:10], results[10:]
+    whole = TrialTable.from_results(results)
+    joined = TrialTable.from_results(head).concat(TrialTable.from_results(tail))
+    _same(whole, joined)
+
+
+def _summary_equal(
+    run: dict[str, Any], results: list[TrialResult], infra: list[TrialResult]
+) -> None:
+    table = TrialTable.from_results(results, infra)
+    assert summarize(run, table) == build_summary(run, results, infra)
+
+
+def _stored_run(tmp_path: Path, *, rows: bool) -> tuple[Path, list[TrialResult]]:
+    """A run directory written the way the runner writes one: results, then journal lines."""
+    run_dir = RunDir.create(tmp_path, "run-1")
+    results, _ = make_scenario()
+    info = make_run()
+    info["schedule"] = {
+        "experiment": "mcp-transports",
+        "run_seed": 1,
+        "order_policy": "alternate",
+        "pairs": [
+            {"index": 0, "task": t, "trial": i, "seed": 1, "model_seed": 1, "order": info["arms"]}
+            for t, i in sorted({(r.task, r.trial) for r in results})
+        ],
+    }
+    run_dir.write_run_json(info)
+    journal = Journal(run_dir.journal_path)
+    stored = [r for r in results if r.outcome != "not_run"]
+    for r in stored:
+        key = TrialKey(arm=r.arm, task=r.task, trial=r.trial)
+        sha = run_dir.write_result(key, r)
+        extra = {"row": trial_row(r, kept=False)} if rows else {}
+        journal.append("attempt_finished", key=key.label, result="x", result_sha256=sha, **extra)
+    journal.close()
+    return run_dir.path, stored
+
+
+def test_load_table_builds_from_the_journal_then_reuses_the_cache(tmp_path: Path) -> None:
+    path, stored = _stored_run(tmp_path, rows=True)
+    first = load_table(path)
+    assert first.source == "journal" and (path / "trials.npz").is_file()
+    second = load_table(path)
+    assert second.source == "trials.npz"
+    _same(first.table, second.table)
+    # The planned trial with no result comes back as not_run, as load_run reports it.
+    not_run = first.table.is_value("outcome", "not_run")
+    assert not_run.sum() == 1 and len(first.table) == len(stored) + 1
+    reason = first.table.strings("reason")[int(np.flatnonzero(not_run)[0])]
+    assert reason == "no result: run complete"
+
+
+def test_a_grown_journal_or_a_damaged_cache_is_rebuilt(tmp_path: Path) -> None:
+    path, _ = _stored_run(tmp_path, rows=True)
+    load_table(path)
+    journal = Journal(path / "journal.jsonl")
+    extra = make_result("remote-http", "close-issue", 3, "infra", metrics=False)
+    journal.append("attempt_finished", key="x", result="infra/x", row=trial_row(extra, kept=True))
+    journal.close()
+    grown = load_table(path)
+    assert grown.source == "journal" and int(grown.table.columns["kept"].sum()) == 1
+    cache = path / "trials.npz"
+    for damaged in (b"not an npz file", cache.read_bytes()[: cache.stat().st_size // 2]):
+        cache.write_bytes(damaged)
+        assert load_table(path).source == "journal"  # rebuilt, never trusted
+        assert load_table(path).source == "trials.npz"
+
+
+def test_the_report_reads_the_same_numbers_from_the_journal_as_from_result_files(
+    tmp_path: Path,
+) -> None:
+    # Two sources of the same records: journal rows (JSON, journal order) and the result
+    # files (pydantic, path order), plus not_run for the planned trial without a result.
+    path, _ = _stored_run(tmp_path, rows=True)
+    loaded = load_table(path)
+    assert loaded.source == "journal"
+    run = load_run(path)
+    by_files = build_summary(run.info, run.results, [*run.infra, *run.interrupted])
+    assert summarize(loaded.info, loaded.table) == by_files
+    assert by_files["not_run"] == 1 and by_files["trials"] == 35
+
+
+def test_runs_without_rows_are_read_from_result_files(tmp_path: Path) -> None:
+    path, stored = _stored_run(tmp_path, rows=False)
+    loaded = load_table(path)
+    assert loaded.source == "result files"
+    assert int((~loaded.table.columns["kept"]).sum()) == len(stored) + 1
+
+
+def test_load_table_refuses_a_folder_that_is_not_a_run(tmp_path: Path) -> None:
+    with pytest.raises(RunDirError, match="not a pairbench run directory"):
+        load_table(tmp_path)
