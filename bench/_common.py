@@ -82,6 +82,8 @@ def run_child(
         s = json.loads(stamps.read_text())
         if s.get("first_start"):
             res["first_trial_s"] = s["first_start"] - t_wall0
+        if s.get("first_start_peak_rss_mb") is not None:
+            res["first_trial_peak_rss_mb"] = s["first_start_peak_rss_mb"]
         if s.get("first_start") and s.get("last_end"):
             res["span_s"] = s["last_end"] - s["first_start"]
         res["trials_seen"] = s.get("n")

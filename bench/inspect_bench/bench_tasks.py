@@ -47,6 +47,18 @@ _STAMPS = os.environ.get("PAIRBENCH_BENCH_STAMPS")
 _state: dict[str, Any] = {"first_start": None, "last_end": None, "n": 0}
 
 
+def _peak_rss_mb() -> float | None:
+    """This process's peak RSS so far (``VmHWM``), read at the first trial: start-up memory."""
+    try:
+        with open("/proc/self/status", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 def _write() -> None:
     if _STAMPS:
         with open(_STAMPS, "w", encoding="utf-8") as fh:
@@ -62,6 +74,7 @@ def _bench_solver(sleep_s: float = 0.0) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if _STAMPS and _state["first_start"] is None:
             _state["first_start"] = time.time()
+            _state["first_start_peak_rss_mb"] = _peak_rss_mb()
             _write()
         if sleep_s:
             await asyncio.sleep(sleep_s)
