@@ -24,9 +24,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+
+@dataclass(frozen=True)
+class WrittenTranscript:
+    """A transcript file handed over still open (see :meth:`Transcript.hand_over`)."""
+
+    path: Path
+    handle: BinaryIO
+    sha256: str
+    """SHA-256 of every byte this transcript wrote to the file."""
+    size: int
+    """How many bytes it wrote."""
 
 
 class Transcript:
@@ -43,11 +57,16 @@ class Transcript:
         self._t0 = time.monotonic()
         self.events: list[dict[str, Any]] = []
         self._path = path
-        self._file = None
+        self._file: BinaryIO | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("w", encoding="utf-8")
+            try:
+                self._file = path.open("wb")
+            except FileNotFoundError:
+                # Only the first transcript in a folder pays for mkdir; the rest open at once.
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = path.open("wb")
         self._digest = hashlib.sha256()
+        self._size = 0
 
     def now(self) -> float:
         """Seconds since the attempt started, on the monotonic clock."""
@@ -60,8 +79,10 @@ class Transcript:
         self.events.append(event)
         line = (json.dumps(event, ensure_ascii=False, default=str) + "\n").encode("utf-8")
         self._digest.update(line)
+        self._size += len(line)
         if self._file is not None:
-            self._file.write(line.decode("utf-8"))
+            self._file.write(line)
+            # On disk at once: a killed runner leaves everything the attempt did so far.
             self._file.flush()
         return event
 
@@ -69,12 +90,25 @@ class Transcript:
         """Events of the given kinds, in order."""
         return [e for e in self.events if e["kind"] in kinds]
 
-    def close(self) -> str:
-        """Close the file (fsynced) and return the SHA-256 of everything written."""
+    def close(self, *, sync: bool = True) -> str:
+        """Close the file (fsynced unless ``sync=False``); return the SHA-256 of what it wrote."""
         if self._file is not None and not self._file.closed:
-            import os
-
             self._file.flush()
-            os.fsync(self._file.fileno())
+            if sync:
+                os.fsync(self._file.fileno())
             self._file.close()
         return self._digest.hexdigest()
+
+    def hand_over(self) -> WrittenTranscript | None:
+        """Stop writing to the file and hand it over, still open, to be fsynced and closed
+        by the caller (the executor's group commit); None when there is no open file.
+
+        Its ``sha256`` is of exactly the bytes written, so the caller need not read the
+        file back.
+        """
+        handle = self._file
+        if handle is None or handle.closed or self._path is None:
+            return None
+        self._file = None
+        handle.flush()
+        return WrittenTranscript(self._path, handle, self._digest.hexdigest(), self._size)

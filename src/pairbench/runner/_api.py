@@ -22,7 +22,8 @@ from pairbench.runner._run import Executor, RunState, planned_keys, run_with_sig
 from pairbench.schedule._plan import Schedule, TrialKey, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
 from pairbench.spec._load import LoadedExperiment, load_experiment
-from pairbench.store._atomic import write_atomic
+from pairbench.store._atomic import sha256_file, write_atomic
+from pairbench.store._journal import Journal
 from pairbench.store._records import FINAL_OUTCOMES, TrialResult
 from pairbench.store._run_dir import RunDir, new_run_id
 
@@ -210,13 +211,16 @@ def _recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
     try:
         for key, _pair in planned_keys(schedule):
             state.attempts[key] = started.get(key.label, 0)
+            last = state.attempts[key]
+            unjournaled = bool(last) and (key.label, last) not in finished
             if run_dir.has_result(key):
                 result = TrialResult.model_validate_json(run_dir.result_path(key).read_bytes())
                 if result.outcome in FINAL_OUTCOMES:
                     state.done.add(key)
+                if unjournaled and result.attempt == last:
+                    _journal_linked_result(journal, run_dir, key, result)
                 continue
-            last = state.attempts[key]
-            if last and (key.label, last) not in finished:
+            if unjournaled:
                 # The runner died mid-attempt (SIGKILL, power cut): keep what it left as an
                 # interrupted attempt, so nothing is deleted and the attempt number moves on.
                 journal.append(
@@ -231,13 +235,40 @@ def _recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
                     reason="the runner stopped before the attempt finished",
                 )
                 working = run_dir.working_transcript(key, last)
-                if working.exists():
+                final = run_dir.transcript_path(key)
+                # A transcript in its final place with no result is this attempt's: the
+                # runner died between the two renames of its commit. The next attempt would
+                # replace it, so it is kept with the attempt, as the working one is.
+                left = working if working.exists() else final if final.exists() else None
+                if left is not None:
                     target = run_dir.kept_path("interrupted", key, last, ".jsonl")
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    working.replace(target)
+                    left.replace(target)
     finally:
         journal.close()
     return state
+
+
+def _journal_linked_result(
+    journal: Journal, run_dir: RunDir, key: TrialKey, result: TrialResult
+) -> None:
+    """Journal a result the runner linked but did not journal (it died in between).
+
+    The group commit fsyncs a result before linking it, so a linked result is whole: it
+    stays the trial's result (results are never overwritten), and its line is written now.
+    """
+    result_path, transcript = run_dir.result_path(key), run_dir.transcript_path(key)
+    kept = transcript.is_file()
+    journal.append(
+        "attempt_finished",
+        key=key.label,
+        attempt=result.attempt,
+        outcome=result.outcome,
+        result=str(result_path.relative_to(run_dir.path)),
+        result_sha256=sha256_file(result_path),
+        transcript=str(transcript.relative_to(run_dir.path)) if kept else None,
+        transcript_sha256=sha256_file(transcript) if kept else None,
+    )
 
 
 def _split(label: str) -> dict[str, Any]:

@@ -52,7 +52,12 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
     agent_spec = exp.arm_agent(key.arm)
     rel = rc.run_dir.fixture_rel(key, attempt)
     fixture_dir = rc.run_dir.fixtures_root / rel
-    fixture_dir.mkdir(parents=True, exist_ok=True)
+    servers = {} if arm.tools == "none" else dict(arm.tools.mcp)
+    pages = {} if arm.tools == "none" else dict(arm.tools.webmcp)
+    if task.fixture or servers or pages:
+        # Only what can use it gets a fixture folder: a new folder per attempt is a
+        # metadata write on disk that a tool-less, fixture-less attempt need not pay for.
+        fixture_dir.mkdir(parents=True, exist_ok=True)
     workdir = rc.workdir(rel)
     transcript = Transcript(rc.run_dir.working_transcript(key, attempt))
     started = _now()
@@ -91,10 +96,9 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
     except Exception as exc:
         return record("infra", f"preparing the attempt failed: {exc}")
 
-    servers = {} if arm.tools == "none" else dict(arm.tools.mcp)
-    pages = {} if arm.tools == "none" else dict(arm.tools.webmcp)
     warm = rc.warm_urls.get(key.arm, {})
-    server_env = scrubbed_env(workdir / "servers")
+    # Per-trial servers get their own HOME and TMPDIR; without servers, no folders for them.
+    server_env = scrubbed_env(workdir / "servers") if servers else {}
     try:
         attachments = [rc.loaded.resolve(rel) for rel in arm.attachments]
     except ValueError as exc:

@@ -143,12 +143,11 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def _write_durable(path: Path, data: bytes) -> None:
+def _write_working(path: Path, data: bytes) -> None:
+    # No fsync here: the executor's group commit fsyncs the working transcript before it
+    # renames it into place and journals its hash (``_commit.py``).
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+    path.write_bytes(data)
 
 
 def _salvage(rc: RunContext, key: TrialKey, attempt: int) -> None:
@@ -232,7 +231,7 @@ class RayRunner:
         transcript = Transcript(None)
         if returned.transcript is not None:
             # Where the local executor streams it: Executor._finish hashes and files it.
-            _write_durable(rc.run_dir.working_transcript(key, attempt), returned.transcript)
+            _write_working(rc.run_dir.working_transcript(key, attempt), returned.transcript)
             transcript.events = [json.loads(line) for line in returned.transcript.splitlines()]
         return AttemptRecord(result=returned.result, transcript=transcript)
 

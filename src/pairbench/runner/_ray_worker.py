@@ -127,7 +127,7 @@ def _attempt_in_worker(
             )
             rc.signals.model_call_succeeded = model_call_succeeded
             rec = asyncio.run(_cancellable(run_attempt(rc, key, pair, attempt)))
-            rec.transcript.close()
+            rec.transcript.close(sync=False)  # read back and deleted below: no fsync needed
             path = rc.run_dir.working_transcript(key, attempt)
             data = path.read_bytes() if path.exists() else None
             path.unlink(missing_ok=True)  # the driver writes the transcript from these bytes

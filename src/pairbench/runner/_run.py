@@ -1,26 +1,32 @@
-"""Executing a schedule: pairs concurrently, arms of a pair in planned order, attempts kept."""
+"""Executing a schedule: pairs concurrently, arms of a pair in planned order, attempts kept.
+
+The concurrency limit counts agent attempts in flight (:class:`AttemptSlots`), not pairs: a
+pair takes a slot per arm, so the slot it frees between its arms, and the slots idle in the
+tail, go to other pairs. Records reach the disk through a group commit (``_commit.py``):
+attempts that finish together share their fsyncs.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
-from pairbench._errors import InfraStop
-from pairbench.agents._env import scrubbed_env
 from pairbench.agents._transcript import Transcript
-from pairbench.fixtures._procs import FixtureError, WarmServer, start_warm_server
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._context import CANARY_ENV, RunContext
 from pairbench.runner._progress import RunProgress
+from pairbench.runner._slots import AttemptSlots
+from pairbench.runner._warm import warm_servers
 from pairbench.schedule._plan import Pair, Schedule, TrialKey
-from pairbench.spec._models import McpServer, WebMcpPage
 from pairbench.store._atomic import sha256_file
+from pairbench.store._commit import CommitEntry, GroupCommitter, MoveFile, PutFile
 from pairbench.store._journal import Journal
 from pairbench.store._records import Outcome, TrialResult
 
@@ -62,38 +68,56 @@ class Executor:
         self.progress = progress
         self.attempt_runner = attempt_runner
         self.journal: Journal = rc.run_dir.journal()
+        self.commits = GroupCommitter(self.journal, rc.run_dir.path)
 
     # -- records ---------------------------------------------------------------------------
-    def _finish(self, key: TrialKey, rec: AttemptRecord) -> None:
+    def _event(
+        self, files: tuple[PutFile | MoveFile, ...], event: str, **fields: Any
+    ) -> asyncio.Future[None]:
+        """Queue one journal line (and the files it names) for the next group commit."""
+        return self.commits.submit(CommitEntry(event, fields, files))
+
+    def _rel(self, path: Path) -> str:
+        return str(path.relative_to(self.rc.run_dir.path))
+
+    def _finish(self, key: TrialKey, rec: AttemptRecord) -> asyncio.Future[None]:
+        """Queue the attempt's record, transcript and ``attempt_finished`` line; the future
+        resolves once all three are durable."""
         run_dir = self.rc.run_dir
-        rec.transcript.close()
         working = run_dir.working_transcript(key, rec.result.attempt)
-        # Hash the file on disk: for an interrupted attempt it is the only evidence.
-        transcript_sha = sha256_file(working) if working.exists() else None
+        written = rec.transcript.hand_over()
+        handle = None
+        transcript_sha: str | None
+        if written is not None and written.path == working:
+            handle = written.handle
+            # The transcript streamed every byte of the file: its running digest is the
+            # file's hash, unless something else wrote there too (then read the file).
+            intact = os.fstat(handle.fileno()).st_size == written.size
+            transcript_sha = written.sha256 if intact else sha256_file(working)
+        else:
+            if written is not None:
+                written.handle.close()
+            # Written by another hand (the Ray driver) or left by an interrupted attempt:
+            # the file on disk is the evidence.
+            transcript_sha = sha256_file(working) if working.exists() else None
         result = rec.result.model_copy(update={"transcript_sha256": transcript_sha})
         if result.outcome in {"infra", "interrupted"}:
             kind = "infra" if result.outcome == "infra" else "interrupted"
             target = run_dir.kept_path(kind, key, result.attempt, ".jsonl")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if working.exists():
-                os.replace(working, target)
-            result_sha = run_dir.write_kept(kind, key, result)
-            result_path = run_dir.kept_path(kind, key, result.attempt, ".json")
+            stored = run_dir.stage_kept(kind, key, result)
         else:
             target = run_dir.transcript_path(key)
-            if working.exists():
-                os.replace(working, target)
-            result_sha = run_dir.write_result(key, result)
-            result_path = run_dir.result_path(key)
-            self.state.done.add(key)
-        self.journal.append(
+            stored = run_dir.stage_result(key, result)
+        moved = () if transcript_sha is None else (MoveFile(working, target, handle),)
+        return self._event(
+            (*moved, stored),
             "attempt_finished",
             key=key.label,
             attempt=result.attempt,
             outcome=result.outcome,
-            result=str(result_path.relative_to(run_dir.path)),
-            result_sha256=result_sha,
-            transcript=str(target.relative_to(run_dir.path)) if transcript_sha else None,
+            result=self._rel(stored.path),
+            result_sha256=stored.sha256,
+            transcript=self._rel(target) if transcript_sha else None,
             transcript_sha256=transcript_sha,
         )
 
@@ -119,21 +143,20 @@ class Executor:
             ended_at=_now(),
         )
 
-    def _not_run(self, key: TrialKey, pair: Pair, reason: str) -> None:
+    def _not_run(self, key: TrialKey, pair: Pair, reason: str) -> asyncio.Future[None]:
         result = self._bare_result(key, pair, self.state.attempts[key], "not_run", reason)
-        sha = self.rc.run_dir.write_result(key, result)
-        self.state.done.add(key)
-        self.journal.append(
+        stored = self.rc.run_dir.stage_result(key, result)
+        return self._event(
+            (stored,),
             "attempt_finished",
             key=key.label,
             attempt=result.attempt,
             outcome="not_run",
-            result=str(self.rc.run_dir.result_path(key).relative_to(self.rc.run_dir.path)),
-            result_sha256=sha,
+            result=self._rel(stored.path),
+            result_sha256=stored.sha256,
             transcript=None,
             transcript_sha256=None,
         )
-        self.progress.advance_done("not_run")
 
     # -- budget ----------------------------------------------------------------------------
     def _over_budget(self) -> str | None:
@@ -158,91 +181,135 @@ class Executor:
             self.state.spent_usd += self.rc.loaded.experiment.budget.cost_per_trial_usd or 0.0
 
     # -- execution -------------------------------------------------------------------------
-    async def _trial(self, key: TrialKey, pair: Pair) -> None:
-        retries = self.rc.loaded.experiment.infra.retries
-        while True:
-            self.state.attempts[key] += 1
-            attempt = self.state.attempts[key]
-            self.journal.append("attempt_started", key=key.label, attempt=attempt)
-            try:
-                rec = await self.attempt_runner(self.rc, key, pair, attempt)
-            except asyncio.CancelledError:
-                self._interrupted(key, pair, attempt, "the run was stopped during the attempt")
-                raise
-            self._finish(key, rec)
-            if rec.result.outcome != "infra":
-                self._charge(rec.result)
-                self.progress.advance_done(rec.result.outcome)
-                return
-            self.progress.note_infra()
+    async def _attempt(self, key: TrialKey, pair: Pair) -> tuple[Outcome, asyncio.Future[None]]:
+        """Run one attempt (in a held slot); return its outcome and its record's commit.
+
+        What the next attempt anywhere must see (spend, the infra count, a stop) is settled
+        here, before the slot is freed; the record is durable when the future resolves.
+        """
+        self.state.attempts[key] += 1
+        attempt = self.state.attempts[key]
+        try:
+            # Durable before the agent starts: a crash can never hide an attempt that ran.
+            await self._event((), "attempt_started", key=key.label, attempt=attempt)
+            rec = await self.attempt_runner(self.rc, key, pair, attempt)
+        except asyncio.CancelledError:
+            self._interrupted(key, pair, attempt, "the run was stopped during the attempt")
+            raise
+        durable = self._finish(key, rec)
+        result = rec.result
+        if result.outcome != "infra":
+            self._charge(result)
+        else:
             self.state.infra[key] += 1
-            if self.state.infra[key] > retries:
+            if self.state.infra[key] > self.rc.loaded.experiment.infra.retries:
                 self.state.stop_reason = (
                     f"trial {key.label} failed for infrastructure reasons "
-                    f"{self.state.infra[key]} times; last: {rec.result.reason}"
+                    f"{self.state.infra[key]} times; last: {result.reason}"
                 )
-                return
+        return result.outcome, durable
 
     def _interrupted(self, key: TrialKey, pair: Pair, attempt: int, reason: str) -> None:
+        # Queued, not awaited: the task is being cancelled. run_with_signals commits
+        # everything queued (GroupCommitter.aclose) before the process exits.
         result = self._bare_result(key, pair, attempt, "interrupted", reason)
         self._finish(key, AttemptRecord(result=result, transcript=Transcript(None)))
 
-    async def _pair(self, pair: Pair, sem: asyncio.Semaphore) -> None:
-        async with sem:
-            for key in pair.trial_keys():
-                if key in self.state.done:
-                    continue
+    async def _trial(
+        self,
+        key: TrialKey,
+        pair: Pair,
+        slots: AttemptSlots,
+        remaining: int,
+        on_start: Callable[[], None] = lambda: None,
+    ) -> None:
+        """The trial's attempts until one is not ``infra`` (an infra failure is retried)."""
+        first = True
+        while True:
+            async with slots.hold(remaining):
+                on_start()
                 if self.state.stop_reason is not None:
                     return
-                reason = self._over_budget()
-                if reason is not None:
-                    self._not_run(key, pair, reason)
-                    continue
-                await self._trial(key, pair)
+                # Checked as the attempt is about to start, so the spend is up to date.
+                reason = self._over_budget() if first else None
+                if reason is None:
+                    outcome, durable = await self._attempt(key, pair)
+            # The slot is free while the record commits: another attempt can start.
+            if reason is not None:
+                await self._not_run(key, pair, reason)
+                self.state.done.add(key)
+                self.progress.advance_done("not_run")
+                return
+            await durable
+            if outcome != "infra":
+                self.state.done.add(key)
+                self.progress.advance_done(outcome)
+                return
+            self.progress.note_infra()
+            first = False
+
+    async def _pair(self, pair: Pair, slots: AttemptSlots, opening: asyncio.Semaphore) -> None:
+        """One arm after the other, in the pair's planned order; a slot per attempt."""
+        holds_opening = True
+
+        def let_the_next_pair_open() -> None:
+            nonlocal holds_opening
+            if holds_opening:
+                holds_opening = False
+                opening.release()
+
+        keys = [key for key in pair.trial_keys() if key not in self.state.done]
+        try:
+            for index, key in enumerate(keys):
+                if self.state.stop_reason is not None:
+                    return
+                last = index == len(keys) - 1
+                # Once its last arm has a slot, the pair needs no more slots: the next pair
+                # opens now and queues its first arm before this slot frees (AttemptSlots).
+                on_start = let_the_next_pair_open if last else lambda: None
+                await self._trial(key, pair, slots, len(keys) - index, on_start)
+        finally:
+            let_the_next_pair_open()
 
     async def execute(self, concurrency: int) -> None:
-        sem = asyncio.Semaphore(concurrency)
-        async with self._warm_servers():
-            await asyncio.gather(*(self._pair(p, sem) for p in self.schedule.pairs))
+        """Run the schedule with at most ``concurrency`` attempts in flight.
 
-    @contextlib.asynccontextmanager
-    async def _warm_servers(self) -> AsyncIterator[None]:
-        exp = self.rc.loaded.experiment
-        started: list[WarmServer] = []
-        try:
-            for arm_name, arm in exp.arms.items():
-                if arm.tools == "none":
-                    continue
-                sites: dict[str, McpServer | WebMcpPage] = {
-                    **{n: s for n, s in arm.tools.mcp.items() if s.transport == "http"},
-                    **arm.tools.webmcp,  # a WebMCP page's site is warm too: once per run
-                }
-                for name, spec in sites.items():
-                    env = scrubbed_env(self.rc.workdir(f"_warm/{arm_name}.{name}"))
-                    server = await self._start_with_retry(name, spec, env)
-                    started.append(server)
-                    self.rc.warm_urls.setdefault(arm_name, {})[name] = server.url
-            yield
-        finally:
-            for server in started:
-                await server.aclose()
+        Pairs open in schedule order, at most twice as many as slots waiting for one (which
+        keeps every slot busy, see :class:`AttemptSlots`), so a huge schedule is never a
+        huge set of coroutines. With one slot a second open pair would only interleave
+        pairs (and split more pairs at a budget stop), so pairs open one at a time.
+        """
+        slots = AttemptSlots(concurrency)
+        opening = asyncio.Semaphore(1 if concurrency == 1 else 2 * concurrency)
+        running: set[asyncio.Future[None]] = set()
+        failures: list[BaseException] = []
 
-    async def _start_with_retry(
-        self, name: str, spec: McpServer | WebMcpPage, env: dict[str, str]
-    ) -> WarmServer:
-        root = self.rc.run_dir.fixtures_root
-        root.mkdir(parents=True, exist_ok=True)
-        try:
-            return await start_warm_server(name, spec, root, env)
-        except FixtureError as first:
-            self.journal.append("warm_server_failed", server=name, error=str(first))
+        def closed(task: asyncio.Future[None]) -> None:
+            running.discard(task)
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                failures.append(error)  # the feeder stops opening pairs and raises it
+
+        async with warm_servers(self.rc, self.journal):
             try:
-                return await start_warm_server(name, spec, root, env)
-            except FixtureError as second:
-                what = "MCP server" if isinstance(spec, McpServer) else "WebMCP site"
-                raise InfraStop(
-                    f"the warm {what} {name!r} failed to start twice: {second}"
-                ) from second
+                for pair in self.schedule.pairs:
+                    if all(key in self.state.done for key in pair.trial_keys()):
+                        continue  # finished before a resume: nothing to open
+                    await opening.acquire()
+                    if failures or self.state.stop_reason is not None:
+                        break
+                    opened = asyncio.ensure_future(self._pair(pair, slots, opening))
+                    running.add(opened)
+                    opened.add_done_callback(closed)
+                if failures:
+                    raise failures[0]
+                await asyncio.gather(*running)  # raises the first error of a pair
+            finally:
+                # On an error or Ctrl-C, cancel the open pairs and let each queue its
+                # in-flight attempt as interrupted before the warm servers go down.
+                for task in running:
+                    task.cancel()
+                await asyncio.gather(*running, return_exceptions=True)
 
 
 def planned_keys(schedule: Schedule) -> list[tuple[TrialKey, Pair]]:
@@ -263,6 +330,9 @@ async def run_with_signals(executor: Executor, concurrency: int) -> str:
     except asyncio.CancelledError:
         status = "interrupted"
     finally:
+        # The attempts cancelled in flight queued their `interrupted` records: commit them
+        # (and anything else pending) before the journal closes and the process exits.
+        await executor.commits.aclose()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
         if previous is None:

@@ -189,7 +189,8 @@ class Budget(Frozen):
 
     trial_timeout_s: float = Field(default=120.0, gt=0)
     concurrency: int = Field(default=4, ge=1)
-    """Pairs in flight at once (the arms of a pair run one after the other)."""
+    """Agent attempts in flight at once. The arms of a pair still run one after the other, in
+    the pair's planned order; a slot a pair frees between its arms goes to another pair."""
     cost_ceiling_usd: float | None = Field(default=None, ge=0)
     """Hard ceiling; the run stops (remaining trials ``not_run``) before crossing it."""
     cost_per_trial_usd: float | None = Field(default=None, ge=0)

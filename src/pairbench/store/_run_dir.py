@@ -11,6 +11,7 @@ from typing import Any
 from pairbench._errors import RunDirError
 from pairbench.schedule._plan import TrialKey
 from pairbench.store._atomic import write_atomic
+from pairbench.store._commit import PutFile
 from pairbench.store._journal import Journal
 from pairbench.store._records import TrialResult
 
@@ -98,6 +99,14 @@ class RunDir:
 
     def write_kept(self, kind: str, key: TrialKey, result: TrialResult) -> str:
         return write_atomic(self.kept_path(kind, key, result.attempt, ".json"), _dump(result))
+
+    def stage_result(self, key: TrialKey, result: TrialResult) -> PutFile:
+        """:meth:`write_result` as a file for the group committer (``_commit.py``) to write."""
+        return PutFile(self.result_path(key), _dump(result), overwrite=False)
+
+    def stage_kept(self, kind: str, key: TrialKey, result: TrialResult) -> PutFile:
+        """:meth:`write_kept` as a file for the group committer to write."""
+        return PutFile(self.kept_path(kind, key, result.attempt, ".json"), _dump(result), True)
 
     def has_result(self, key: TrialKey) -> bool:
         return self.result_path(key).is_file()

@@ -1,0 +1,268 @@
+"""Group commit: attempts that finish together share fsyncs, in a power-cut-safe order.
+
+An attempt's journal line must not name a file a power cut could still take away, and
+fsync is the harness's dearest call per trial. The executor hands each journal event,
+with the files it names, to :class:`GroupCommitter`; one writer thread commits whatever
+is pending as one batch, in this order:
+
+1. each new file (a result) is written to a temporary name and fsynced, then linked into
+   place (never over an existing result); each file to move (a transcript) is fsynced
+   through the handle that wrote it, then renamed into place;
+2. every directory that gained or lost a name is fsynced once for the whole batch (the
+   first time a directory is seen, also its parents up to the run directory, so a new
+   folder survives a power cut too);
+3. the batch's journal lines are written with one ``write`` and made durable with one
+   fsync;
+4. only then are the waiting attempts resumed (an attempt is not done before its line is
+   durable).
+
+The journal stays append-only JSONL: a crash leaves whole lines and at most one torn last
+line, which readers drop. All of this runs off the event loop, so agents keep running while
+a batch commits.
+
+**Usage**::
+
+    committer = GroupCommitter(journal, run_dir.path)
+    await committer.commit(CommitEntry("attempt_started", {"key": "a/t/0", "attempt": 1}))
+    durable = committer.submit(
+        CommitEntry("attempt_finished", fields, (PutFile(result_path, data),))
+    )
+    await durable                 # the files and the line are on disk
+    await committer.aclose()      # commits whatever is still pending (Ctrl-C included)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import secrets
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from pairbench.store._atomic import fsync_dir
+from pairbench.store._journal import Journal
+
+
+@dataclass(frozen=True)
+class PutFile:
+    """New bytes for ``path``: written to a temporary name, fsynced, linked into place."""
+
+    path: Path
+    data: bytes
+    overwrite: bool = False
+    """False (a trial's result): an existing file is an error and is left as it is."""
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass(frozen=True)
+class MoveFile:
+    """A file the harness streamed (a transcript): fsynced, then renamed to ``target``."""
+
+    source: Path
+    target: Path
+    handle: BinaryIO | None = None
+    """The open file that wrote ``source``, fsynced through and closed; None: opened by path."""
+
+
+@dataclass(frozen=True)
+class CommitEntry:
+    """One journal event and the files it names; the files are durable before the line."""
+
+    event: str
+    fields: dict[str, Any]
+    files: tuple[PutFile | MoveFile, ...] = ()
+
+
+@dataclass
+class _Waiting:
+    entry: CommitEntry
+    line: bytes
+    future: asyncio.Future[None]
+    error: BaseException | None = field(default=None)
+
+
+class GroupCommitter:
+    """Commits journal events and their files in batches, off the event loop (see above).
+
+    An entry without files may be written ahead of pending entries that have files (so an
+    attempt's start is not held up by another attempt's result files). Submit an entry only
+    once whatever it depends on is durable, as the executor does: a trial's next attempt
+    starts after its previous attempt's line is durable.
+    """
+
+    def __init__(self, journal: Journal, root: Path) -> None:
+        self._journal = journal
+        self._root = root
+        self._lock = threading.Lock()  # guards _pending: the writer takes late joiners
+        self._pending: list[_Waiting] = []
+        self._drainer: asyncio.Task[None] | None = None
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pairbench-commit")
+        self._known_dirs: set[Path] = set()  # exist, and their own entry is durable
+        self.batches = 0
+        """Journal fsyncs so far (one per batch)."""
+
+    # -- the event loop's side ---------------------------------------------------------------
+    def submit(self, entry: CommitEntry) -> asyncio.Future[None]:
+        """Queue ``entry``; the future resolves once its files and line are durable.
+
+        Not awaiting the future is fine (Ctrl-C: the interrupted attempts' records are
+        queued, then :meth:`aclose` commits them before the process exits).
+        """
+        loop = asyncio.get_running_loop()
+        # Stamped now: "at" is when the event happened, not when its batch was written.
+        waiting = _Waiting(entry, Journal.encode(entry.event, **entry.fields), loop.create_future())
+        with self._lock:
+            self._pending.append(waiting)
+        if self._drainer is None or self._drainer.done():
+            self._drainer = loop.create_task(self._drain())
+        return waiting.future
+
+    async def commit(self, entry: CommitEntry) -> None:
+        """Queue ``entry`` and wait until it is durable."""
+        await self.submit(entry)
+
+    async def aclose(self) -> None:
+        """Commit everything still pending, then stop the writer thread."""
+        while self._drainer is not None and not self._drainer.done():
+            # Shielded: a second Ctrl-C must not abandon records that are being written.
+            await asyncio.shield(self._drainer)
+        self._pool.shutdown(wait=True)
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            with self._lock:
+                batch, self._pending = self._pending, []
+            if not batch:
+                return
+            committed = await loop.run_in_executor(self._pool, self._write_batch, batch)
+            for waiting in committed:
+                if waiting.future.done():  # its attempt was cancelled while it waited
+                    continue
+                if waiting.error is None:
+                    waiting.future.set_result(None)
+                else:
+                    waiting.future.set_exception(waiting.error)
+
+    # -- the writer thread's side --------------------------------------------------------------
+    def _write_batch(self, batch: list[_Waiting]) -> list[_Waiting]:
+        late: list[_Waiting] = []
+        try:
+            self._commit(batch, late)
+        except Exception as exc:
+            # Unexpected (a bug, not a disk error): fail the waiters rather than leave
+            # their attempts waiting forever.
+            for waiting in [*batch, *late]:
+                waiting.error = waiting.error or exc
+        return [*batch, *late]
+
+    def _commit(self, batch: list[_Waiting], late: list[_Waiting]) -> None:
+        dirs: dict[Path, None] = {}  # an ordered set: fsynced once each, after every link
+        fresh: list[Path] = []  # folders first seen in this batch
+        for waiting in batch:
+            try:
+                for file in waiting.entry.files:
+                    self._place(file, dirs, fresh)
+            except Exception as exc:
+                # This entry's line is not written; the others in the batch go on.
+                waiting.error = exc
+        ok = [w for w in batch if w.error is None]
+        try:
+            for directory in dirs:
+                fsync_dir(directory)
+        except OSError as exc:
+            for waiting in ok:
+                waiting.error = exc
+            return
+        self._known_dirs.update(fresh)
+        late.extend(self._late_joiners())
+        lines = [*ok, *late]
+        if not lines:
+            return  # every entry failed: nothing to write, no fsync to pay
+        try:
+            self._journal.write_lines(b"".join(w.line for w in lines))
+            self.batches += 1
+        except OSError as exc:
+            for waiting in lines:
+                waiting.error = exc
+
+    def _late_joiners(self) -> list[_Waiting]:
+        """Entries without files queued while this batch's files were written: their lines
+        ride on this batch's journal fsync instead of waiting for the next batch."""
+        with self._lock:
+            late = [w for w in self._pending if not w.entry.files]
+            if late:
+                self._pending = [w for w in self._pending if w.entry.files]
+        return late
+
+    def _place(self, file: PutFile | MoveFile, dirs: dict[Path, None], fresh: list[Path]) -> None:
+        if isinstance(file, PutFile):
+            self._directory(file.path.parent, dirs, fresh)
+            self._put(file)
+            return
+        self._directory(file.target.parent, dirs, fresh)
+        dirs[file.source.parent] = None  # it loses a name
+        if file.handle is not None:
+            try:
+                file.handle.flush()
+                os.fsync(file.handle.fileno())
+            finally:
+                file.handle.close()
+        else:
+            fd = os.open(file.source, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(file.source, file.target)
+
+    def _directory(self, path: Path, dirs: dict[Path, None], fresh: list[Path]) -> None:
+        dirs[path] = None
+        if path in self._known_dirs:
+            return  # no mkdir on the hot path: made (and made durable) once per run
+        path.mkdir(parents=True, exist_ok=True)
+        # A folder's own name lives in its parent: fsync the chain up to the run directory
+        # once, or a power cut could lose a new folder with the files in it.
+        for directory in (path, *path.parents):
+            if directory in self._known_dirs:
+                break
+            dirs[directory] = None
+            fresh.append(directory)
+            if directory == self._root:
+                break
+
+    @staticmethod
+    def _put(file: PutFile) -> None:
+        while True:
+            tmp = file.path.with_name(f".{file.path.name}.{secrets.token_hex(4)}.tmp")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                break
+            except FileExistsError:  # a leftover of an earlier crash: draw another name
+                continue
+        try:
+            try:
+                view = memoryview(file.data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if file.overwrite:
+                os.replace(tmp, file.path)
+            else:
+                # link() fails if the target exists, so a stored result is never replaced.
+                os.link(tmp, file.path)
+                os.unlink(tmp)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise

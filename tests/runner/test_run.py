@@ -1,0 +1,240 @@
+"""The local executor in-process: attempt slots, durable order of records, shared fsyncs, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pairbench import start_run
+from pairbench.agents._scripted import ScriptedAgent
+from pairbench.runner._progress import RunProgress
+from pairbench.store import Journal, sha256_file
+
+
+def _experiment(root: Path, agent: dict[str, Any], *, tasks: int, trials: int, slots: int) -> Path:
+    (root / "p.md").write_text("Answer.\n", encoding="utf-8")
+    (root / "plan.yaml").write_text("steps: []\nwithout_tools: ok\n", encoding="utf-8")
+    expect = "PASS" if agent["adapter"] == "simulated" else "ok"
+    listed = "\n".join(
+        f"  - {{id: t{i}, prompt: p.md, plan: plan.yaml, "
+        f"grader: {{name: exact-answer, args: {{expect: {expect}}}}}}}"
+        for i in range(tasks)
+    )
+    path = root / "experiment.yaml"
+    path.write_text(
+        f"id: exec\nversion: '1'\ntrials: {trials}\n"
+        f"budget: {{trial_timeout_s: 60, concurrency: {slots}}}\n"
+        f"agent: {json.dumps(agent)}\narms: {{a: {{}}, b: {{}}}}\ntasks:\n{listed}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _sleeper(seconds: float) -> dict[str, Any]:
+    """The simulated agent, always passing after exactly ``seconds`` of real time."""
+    latency = {"median": seconds * 1000, "sigma": 0}
+    return {
+        "adapter": "simulated",
+        "settings": {
+            "success": {"a": 1.0, "b": 1.0},
+            "latency_ms": {"a": latency, "b": latency},
+            "realtime": True,
+        },
+    }
+
+
+def _at(stamp: str | None) -> float:
+    assert stamp is not None
+    return datetime.fromisoformat(stamp).timestamp()
+
+
+def _most_at_once(spans: list[tuple[float, float]]) -> int:
+    edges = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans])
+    now = most = 0
+    for _, step in edges:  # an end sorts before a start at the same instant
+        now += step
+        most = max(most, now)
+    return most
+
+
+def test_concurrency_counts_attempts_and_a_pairs_arms_stay_in_planned_order(
+    tmp_path: Path,
+) -> None:
+    sleep = 0.5
+    exp = _experiment(tmp_path, _sleeper(sleep), tasks=1, trials=3, slots=2)
+    outcome = start_run(exp, tmp_path / "runs", run_seed=1)
+    assert outcome.status == "complete"
+    results = outcome.results
+    assert len(results) == 6 and {r.outcome for r in results} == {"passed"}
+    spans = [(_at(r.started_at), _at(r.ended_at)) for r in results]
+    assert _most_at_once(spans) == 2  # attempts in flight never exceed the limit
+
+    pairs: dict[int, list[Any]] = {}
+    for r in results:
+        pairs.setdefault(r.trial, []).append(r)
+    for arms in pairs.values():
+        first, second = sorted(arms, key=lambda r: _at(r.started_at))
+        assert (first.start_order, second.start_order) == (0, 1)  # the planned order
+        assert _at(second.started_at) >= _at(first.ended_at)  # one after the other
+    # A slot a pair frees between its arms goes to another pair: three pairs are open at
+    # once with two slots, which a limit on pairs in flight would never allow.
+    pair_spans = [
+        (min(_at(r.started_at) for r in arms), max(_at(r.ended_at) for r in arms))
+        for arms in pairs.values()
+    ]
+    assert _most_at_once(pair_spans) == 3
+    # 6 attempts of `sleep` on 2 slots: 3 x sleep; two pairs at a time would need 4 x.
+    assert max(e for _, e in spans) - min(s for s, _ in spans) < 4 * sleep
+
+
+class _Recorder:
+    """fsync, link, replace and journal writes of the whole process, in call order."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, journal_fsync_s: float = 0.0) -> None:
+        self.events: list[tuple[Any, ...]] = []
+        real_fsync, real_link, real_replace, real_write = os.fsync, os.link, os.replace, os.write
+
+        def fsync(fd: int) -> None:
+            path = os.readlink(f"/proc/self/fd/{fd}")
+            if journal_fsync_s and path.endswith("journal.jsonl"):
+                time.sleep(journal_fsync_s)  # a slow disk: attempts finish while it syncs
+            real_fsync(fd)
+            self.events.append(("fsync", path))
+
+        def link(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+            real_link(src, dst, *args, **kwargs)
+            self.events.append(("link", os.path.realpath(src), os.path.realpath(dst)))
+
+        def replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+            self.events.append(("replace", os.path.realpath(src), os.path.realpath(dst)))
+            real_replace(src, dst, *args, **kwargs)
+
+        def write(fd: int, data: Any) -> int:
+            path = os.readlink(f"/proc/self/fd/{fd}")
+            if path.endswith("journal.jsonl"):
+                self.events.append(("write", path, bytes(data)))
+            return real_write(fd, data)
+
+        real_run, real_done = ScriptedAgent.run, RunProgress.advance_done
+
+        async def run(agent: ScriptedAgent, ctx: Any) -> Any:
+            self.events.append(("agent", f"{ctx.arm}/{ctx.task}/{ctx.trial}"))
+            return await real_run(agent, ctx)
+
+        def advance_done(progress: RunProgress, outcome: str, *, already: bool = False) -> None:
+            self.events.append(("done", outcome))
+            real_done(progress, outcome, already=already)
+
+        fakes = {"fsync": fsync, "link": link, "replace": replace, "write": write}
+        for name, fake in fakes.items():
+            monkeypatch.setattr(os, name, fake)
+        monkeypatch.setattr(ScriptedAgent, "run", run)
+        monkeypatch.setattr(RunProgress, "advance_done", advance_done)
+
+    def index(self, *match: Any, after: int = -1) -> int:
+        for i, event in enumerate(self.events):
+            if i > after and event[: len(match)] == match:
+                return i
+        raise AssertionError(f"no {match} after event {after}")
+
+    def journal_lines(self) -> list[tuple[int, dict[str, Any]]]:
+        return [
+            (i, json.loads(raw))
+            for i, event in enumerate(self.events)
+            if event[0] == "write"
+            for raw in event[2].splitlines()
+        ]
+
+
+def test_files_are_durable_before_their_journal_line_and_lines_before_the_attempt_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exp = _experiment(tmp_path, {"adapter": "scripted"}, tasks=3, trials=2, slots=3)
+    rec = _Recorder(monkeypatch)
+    outcome = start_run(exp, tmp_path / "runs", run_seed=1)
+    monkeypatch.undo()
+    assert outcome.status == "complete" and len(outcome.results) == 12
+    run_dir = Path(os.path.realpath(outcome.run_dir))
+    journal = str(run_dir / "journal.jsonl")
+    finished_durable = []
+    for written, line in rec.journal_lines():
+        durable = rec.index("fsync", journal, after=written)
+        if line["event"] == "attempt_started":
+            # The start is on disk before the agent runs: a crash cannot hide an attempt.
+            assert durable < rec.index("agent", line["key"])
+        if line["event"] != "attempt_finished":
+            continue
+        finished_durable.append(durable)
+        for field, move in (("result", "link"), ("transcript", "replace")):
+            target = str(run_dir / line[field])
+            placed = next(i for i, e in enumerate(rec.events) if e[0] == move and e[2] == target)
+            source = rec.events[placed][1]
+            assert rec.index("fsync", source) < placed  # the bytes, then the name
+            folder = rec.index("fsync", os.path.dirname(target), after=placed)
+            assert folder < written  # the name, then the line naming it
+            assert sha256_file(Path(target)) == line[f"{field}_sha256"]
+    dones = [i for i, e in enumerate(rec.events) if e[0] == "done"]
+    assert len(dones) == len(finished_durable) == 12
+    for nth, done in enumerate(dones):
+        assert sorted(finished_durable)[nth] < done  # counted only once its line is durable
+
+
+def test_attempts_that_finish_together_share_journal_fsyncs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exp = _experiment(tmp_path, {"adapter": "scripted"}, tasks=3, trials=2, slots=4)
+    rec = _Recorder(monkeypatch, journal_fsync_s=0.03)
+    outcome = start_run(exp, tmp_path / "runs", run_seed=1)
+    monkeypatch.undo()
+    assert outcome.status == "complete"
+    journal = os.path.realpath(outcome.run_dir / "journal.jsonl")
+    lines = len(rec.journal_lines())
+    fsyncs = sum(1 for e in rec.events if e == ("fsync", journal))
+    assert lines == 1 + 2 * 12  # run_started, then each attempt started and finished
+    # One fsync per line (no group commit) would be 25; shared, far fewer.
+    assert fsyncs * 2 <= lines, (fsyncs, lines)
+
+
+def test_ctrl_c_keeps_the_attempts_in_flight_as_durable_interrupted_records(
+    tmp_path: Path,
+) -> None:
+    exp = _experiment(tmp_path, _sleeper(30), tasks=1, trials=3, slots=2)
+    runs = tmp_path / "runs"
+
+    def interrupt_once_two_attempts_run() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            dirs = list(runs.glob("exec-*")) if runs.exists() else []
+            events = Journal.read(dirs[0] / "journal.jsonl") if dirs else []
+            if sum(e["event"] == "attempt_started" for e in events) >= 2:
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=interrupt_once_two_attempts_run)
+    watcher.start()
+    started = time.monotonic()
+    outcome = start_run(exp, runs, run_seed=1)
+    watcher.join()
+    assert outcome.status == "interrupted"
+    assert time.monotonic() - started < 30  # the agents were stopped, not waited for
+    events = Journal.read(outcome.run_dir / "journal.jsonl")
+    begun = {(e["key"], e["attempt"]) for e in events if e["event"] == "attempt_started"}
+    ended = {
+        (e["key"], e["attempt"]): e
+        for e in events
+        if e["event"] == "attempt_finished" and e["outcome"] == "interrupted"
+    }
+    assert len(begun) == 2 and set(ended) == begun  # journaled before start_run returned
+    for line in ended.values():
+        assert sha256_file(outcome.run_dir / line["result"]) == line["result_sha256"]
+        assert sha256_file(outcome.run_dir / line["transcript"]) == line["transcript_sha256"]
+    assert not list(outcome.run_dir.rglob("*.partial")) and not list(outcome.run_dir.rglob("*.tmp"))

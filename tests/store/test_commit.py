@@ -1,0 +1,179 @@
+"""The group committer: shared fsyncs, files durable before the journal line, failures alone."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from pairbench.store import Journal
+from pairbench.store._commit import CommitEntry, GroupCommitter, MoveFile, PutFile
+
+
+def _record_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every fsync from now on, as the real path of the file or folder synced."""
+    synced: list[str] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return synced
+
+
+def _run(
+    tmp_path: Path, body: Callable[[GroupCommitter], Awaitable[None]]
+) -> list[dict[str, object]]:
+    journal = Journal(tmp_path / "journal.jsonl")
+
+    async def main() -> None:
+        committer = GroupCommitter(journal, tmp_path)
+        try:
+            await body(committer)
+        finally:
+            await committer.aclose()
+
+    asyncio.run(main())
+    journal.close()
+    return Journal.read(tmp_path / "journal.jsonl")
+
+
+def test_entries_queued_together_share_one_journal_fsync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced = _record_fsyncs(monkeypatch)
+    batches: list[int] = []
+
+    async def body(committer: GroupCommitter) -> None:
+        futures = [
+            committer.submit(
+                CommitEntry(
+                    "attempt_finished",
+                    {"key": f"a/t/{i}"},
+                    (PutFile(tmp_path / "results" / "a" / "t" / f"{i}.json", b"{}\n"),),
+                )
+            )
+            for i in range(5)
+        ]
+        await asyncio.gather(*futures)
+        batches.append(committer.batches)
+
+    events = _run(tmp_path, body)
+    assert batches == [1]
+    assert [e["key"] for e in events] == [f"a/t/{i}" for i in range(5)]  # submission order
+    journal = os.path.realpath(tmp_path / "journal.jsonl")
+    assert synced.count(journal) == 1
+    results = tmp_path / "results" / "a" / "t"
+    assert sorted(p.name for p in results.iterdir()) == [f"{i}.json" for i in range(5)]
+    # The folder of the five results is fsynced once for the batch, not once per file.
+    assert synced.count(os.path.realpath(results)) == 1
+
+
+def test_a_new_folder_is_made_durable_up_to_the_run_directory_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced = _record_fsyncs(monkeypatch)
+    target = tmp_path / "results" / "a" / "t"
+
+    async def body(committer: GroupCommitter) -> None:
+        for i in range(2):
+            await committer.commit(
+                CommitEntry("e", {"i": i}, (PutFile(target / f"{i}.json", b"x"),))
+            )
+
+    _run(tmp_path, body)
+    real = os.path.realpath
+    for folder in (tmp_path / "results" / "a", tmp_path / "results", tmp_path):
+        assert synced.count(real(folder)) == 1, folder  # the chain: only the first time
+    assert synced.count(real(target)) == 2  # the folder that gained a name: every batch
+    assert real(tmp_path.parent) not in synced  # stops at the run directory
+
+
+def test_a_result_that_exists_fails_its_entry_alone(tmp_path: Path) -> None:
+    existing = tmp_path / "results" / "0.json"
+    existing.parent.mkdir(parents=True)
+    existing.write_bytes(b"first")
+    outcomes: list[BaseException | None] = []
+
+    async def body(committer: GroupCommitter) -> None:
+        taken = committer.submit(CommitEntry("e", {"n": 0}, (PutFile(existing, b"second"),)))
+        fresh = committer.submit(
+            CommitEntry("e", {"n": 1}, (PutFile(existing.with_name("1.json"), b"new"),))
+        )
+        done = await asyncio.gather(taken, fresh, return_exceptions=True)
+        outcomes.extend(d if isinstance(d, BaseException) else None for d in done)
+
+    events = _run(tmp_path, body)
+    assert isinstance(outcomes[0], FileExistsError) and outcomes[1] is None
+    assert [e["n"] for e in events] == [1]  # the failed entry's line is not written
+    assert existing.read_bytes() == b"first"  # never overwritten
+    assert sorted(p.name for p in existing.parent.iterdir()) == ["0.json", "1.json"]  # no temp
+
+
+def test_a_moved_file_is_fsynced_through_its_handle_then_renamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced = _record_fsyncs(monkeypatch)
+    source = tmp_path / "transcripts" / "0.1.partial"
+    source.parent.mkdir(parents=True)
+    handle = source.open("wb")
+    handle.write(b'{"kind": "final"}\n')
+    target = tmp_path / "transcripts" / "0.jsonl"
+
+    async def body(committer: GroupCommitter) -> None:
+        await committer.commit(CommitEntry("e", {}, (MoveFile(source, target, handle),)))
+
+    _run(tmp_path, body)
+    assert handle.closed and not source.exists()
+    assert target.read_bytes() == b'{"kind": "final"}\n'
+    # Synced under its old name (before the rename), then the folder after the rename.
+    assert synced.index(os.path.realpath(source)) < synced.index(os.path.realpath(target.parent))
+
+
+def test_a_line_without_files_rides_on_the_batch_being_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked, release = threading.Event(), threading.Event()
+    real = os.fsync
+
+    def slow_fsync(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp") and not release.is_set():
+            blocked.set()
+            release.wait(10)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    batches: list[int] = []
+
+    async def body(committer: GroupCommitter) -> None:
+        finished = committer.submit(
+            CommitEntry("attempt_finished", {}, (PutFile(tmp_path / "0.json", b"x"),))
+        )
+        await asyncio.to_thread(blocked.wait, 10)  # the writer is inside the batch's files
+        started = committer.submit(CommitEntry("attempt_started", {}))
+        release.set()
+        await asyncio.gather(finished, started)
+        batches.append(committer.batches)
+
+    events = _run(tmp_path, body)
+    assert batches == [1]
+    assert [e["event"] for e in events] == ["attempt_finished", "attempt_started"]
+
+
+def test_aclose_commits_what_was_queued_but_not_awaited(tmp_path: Path) -> None:
+    async def body(committer: GroupCommitter) -> None:
+        # As Ctrl-C does: the cancelled attempts queue their records and nobody waits.
+        for i in range(3):
+            committer.submit(
+                CommitEntry("attempt_finished", {"i": i}, (PutFile(tmp_path / f"{i}.json", b"x"),))
+            )
+
+    events = _run(tmp_path, body)
+    assert [e["i"] for e in events] == [0, 1, 2]
+    assert all((tmp_path / f"{i}.json").is_file() for i in range(3))
