@@ -254,10 +254,10 @@ def case3(reps: int, n: int, concurrencies: list[int]) -> dict[str, Any]:
         "what": "N trials of an agent that sleeps 1 s. 'after start-up' = process wall minus "
         "time to the first trial (so it includes writing results and the report/log "
         "at the end); 'span' = first agent start to last agent end. Ideal = N / "
-        "concurrency seconds. pairbench's concurrency counts pairs in flight, and a "
-        "pair runs its 2 arms one after the other, so agents in flight = concurrency "
-        "as in Inspect; but pairs are the unit, so its schedule floor is "
-        "ceil(pairs / concurrency) x 2 s (6 s, not 5 s, at 200).",
+        "concurrency seconds. pairbench's concurrency counts agent attempts in flight, "
+        "as Inspect's --max-samples counts samples; a pair runs its 2 arms one after "
+        "the other, so its schedule floor is max(ceil(N / concurrency), 2) x 1 s (the "
+        "same as the ideal once N >= 2 x concurrency).",
         "reps": reps,
         "trials": n,
         "concurrency": {},
@@ -283,7 +283,7 @@ def case3(reps: int, n: int, concurrencies: list[int]) -> dict[str, Any]:
             },
         )
         ideal = n / c
-        floors = {"pairbench": math.ceil((n / 2) / c) * 2.0, "inspect": math.ceil(n / c) * 1.0}
+        floors = {"pairbench": max(math.ceil(n / c), 2) * 1.0, "inspect": math.ceil(n / c) * 1.0}
         for tool, samples in raw.items():
             for s in samples:
                 s["after_startup_s"] = s["wall_s"] - s["first_trial_s"]

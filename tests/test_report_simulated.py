@@ -11,6 +11,8 @@ import pytest
 from ruamel.yaml import YAML
 
 import pairbench
+from pairbench.report import build_summary, summarize
+from pairbench.store import load_table
 
 EXPERIMENT: dict[str, Any] = {
     "id": "simulated-report",
@@ -134,3 +136,25 @@ def test_metrics_measured_censored_and_estimated(reported: tuple[dict[str, Any],
     cost = p["metrics"]["cost_usd"]  # the simulated agent only estimates cost: kept apart
     assert cost["n_used"] == 0 and cost["n_estimated"] > 0
     assert "only estimated, kept apart" in md
+
+
+def test_the_report_reads_the_journal_rows_the_runner_wrote(tmp_path: Path) -> None:
+    # The runner writes each record's row into its journal line; the report's trial table
+    # is built from those rows and must give the numbers the result files give.
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "task.md").write_text("Simulated task ${seed}.\n", encoding="utf-8")
+    path = tmp_path / "experiment.yaml"
+    with path.open("w", encoding="utf-8") as handle:
+        YAML().dump(EXPERIMENT, handle)
+    outcome = pairbench.start_run(path, tmp_path / "runs", run_seed=9)
+    run_dir = Path(outcome.run_dir)
+    finished = [
+        e for e in pairbench.RunDir(run_dir).journal_events() if e["event"] == "attempt_finished"
+    ]
+    assert finished and all(isinstance(e.get("row"), dict) for e in finished)
+    loaded = load_table(run_dir)
+    assert loaded.source == "journal" and (run_dir / "trials.npz").is_file()
+    files = pairbench.load_run(run_dir)
+    expected = build_summary(files.info, files.results, [*files.infra, *files.interrupted])
+    assert summarize(loaded.info, loaded.table) == expected
+    assert load_table(run_dir).source == "trials.npz"

@@ -8,7 +8,6 @@ from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import norm, rankdata
 
 from pairbench.analysis._wilson import _check_confidence
 
@@ -74,6 +73,8 @@ def _r_w(x: _Floats, d: float) -> float:
     nx = len(xd)
     if nx == 0:
         return math.nan
+    from scipy.stats import rankdata  # on use: scipy.stats costs ~0.6 s to import
+
     ranks = rankdata(np.abs(xd))
     zd = float(ranks[xd > 0].sum()) - nx * (nx + 1) / 4
     _, ties = np.unique(ranks, return_counts=True)
@@ -112,6 +113,8 @@ def hodges_lehmann(
         ValueError: no pairs, sequences of different lengths, NaN or infinite values, or
             ``confidence`` outside (0, 1).
     """
+    from scipy.stats import norm  # on use: scipy.stats costs ~0.6 s to import
+
     _check_confidence(confidence)
     xa, xb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if xa.ndim != 1 or xa.shape != xb.shape:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from scipy.stats import binom, norm
 
 
 class PowerRow(NamedTuple):
@@ -65,6 +64,8 @@ def mcnemar_sample_size(
         ValueError: ``ratio == 1`` (no effect: no number of pairs suffices), or a
             probability, ratio, alpha or power out of range.
     """
+    from scipy.stats import norm  # on use: scipy.stats costs ~0.6 s to import
+
     _check_effect(p_discordant, ratio, alpha)
     if not 0.0 < power < 1.0:
         raise ValueError(f"power must be strictly between 0 and 1, got {power!r}")
@@ -84,6 +85,8 @@ def _rejection_cutoffs(m: np.ndarray, alpha: float) -> np.ndarray:
     """For each number of discordant pairs ``m``, the largest ``k`` with
     ``2 * P(Bin(m, 1/2) <= k) <= alpha`` (``-1`` when none): the exact test rejects
     exactly when ``min(a_only, b_only) <= k``."""
+    from scipy.stats import binom  # on use: scipy.stats costs ~0.6 s to import
+
     k = binom.ppf(alpha / 2.0, m, 0.5).astype(np.int64)
     # ppf gives the smallest k with cdf >= alpha/2; step back where that overshoots, and
     # correct any off-by-one from floating point in either direction.
@@ -109,6 +112,8 @@ def mcnemar_power(n_pairs: int, p_discordant: float, ratio: float, alpha: float 
     Raises:
         ValueError: a negative ``n_pairs`` or a probability, ratio or alpha out of range.
     """
+    from scipy.stats import binom  # on use: scipy.stats costs ~0.6 s to import
+
     if isinstance(n_pairs, bool) or n_pairs != int(n_pairs) or n_pairs < 0:
         raise ValueError(f"n_pairs must be a non-negative whole number, got {n_pairs!r}")
     _check_effect(p_discordant, ratio, alpha)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from pairbench.runner import RunOutcome, resume_run, start_run
 def finish(outcome: RunOutcome) -> None:
     """Write the report, print the outcome table, and exit non-zero unless complete."""
     paths = write_report(outcome.run_dir)
-    print_outcomes(outcome.results)
+    print_outcomes(json.loads(paths.summary.read_text(encoding="utf-8"))["arms"])
     out.print(f"Run {outcome.run_id}: {outcome.status}")
     out.print(f"Report: {paths.markdown}")
     if outcome.status == "interrupted":
@@ -32,7 +33,9 @@ def run(
     file: Path = typer.Argument(..., help="The experiment.yaml to run."),
     runs_dir: Path = typer.Option(Path("runs"), help="Where run directories go."),
     run_seed: int | None = typer.Option(None, help="Run seed (default: drawn from the run ID)."),
-    concurrency: int | None = typer.Option(None, min=1, help="Pairs in flight at once."),
+    concurrency: int | None = typer.Option(
+        None, min=1, help="Agent attempts in flight at once (a pair's arms still run in turn)."
+    ),
     case_set: str | None = typer.Option(
         None, help="calibration or held-out (default: calibration when tasks are held out)."
     ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import platform
 import sys
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from pairbench.spec._load import LoadedExperiment, load_experiment
 from pairbench.store._atomic import sha256_file, write_atomic
 from pairbench.store._journal import Journal
 from pairbench.store._records import FINAL_OUTCOMES, TrialResult
+from pairbench.store._row import trial_row
 from pairbench.store._run_dir import RunDir, new_run_id
 
 
@@ -36,11 +38,16 @@ class RunOutcome:
     run_id: str
     status: str
     """``complete``, ``interrupted`` or ``stopped: <reason>``."""
-    results: list[TrialResult]
 
     @property
     def complete(self) -> bool:
         return self.status == "complete"
+
+    @functools.cached_property
+    def results(self) -> list[TrialResult]:
+        """Every stored final result, read on first use (a big run's report reads the
+        trial table instead: ``pairbench.store.load_table``)."""
+        return RunDir(self.run_dir).results()
 
 
 def _now() -> str:
@@ -126,7 +133,7 @@ def _execute(
     info["status"] = status
     info["ended_at"] = _now()
     run_dir.write_run_json(info)
-    return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status, results=run_dir.results())
+    return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status)
 
 
 def start_run(
@@ -268,6 +275,7 @@ def _journal_linked_result(
         result_sha256=sha256_file(result_path),
         transcript=str(transcript.relative_to(run_dir.path)) if kept else None,
         transcript_sha256=sha256_file(transcript) if kept else None,
+        row=trial_row(result, kept=False),
     )
 
 

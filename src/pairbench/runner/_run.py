@@ -29,6 +29,7 @@ from pairbench.store._atomic import sha256_file
 from pairbench.store._commit import CommitEntry, GroupCommitter, MoveFile, PutFile
 from pairbench.store._journal import Journal
 from pairbench.store._records import Outcome, TrialResult
+from pairbench.store._row import trial_row
 
 
 @dataclass
@@ -119,6 +120,7 @@ class Executor:
             result_sha256=stored.sha256,
             transcript=self._rel(target) if transcript_sha else None,
             transcript_sha256=transcript_sha,
+            row=trial_row(result, kept=result.outcome in {"infra", "interrupted"}),
         )
 
     def _bare_result(
@@ -156,6 +158,7 @@ class Executor:
             result_sha256=stored.sha256,
             transcript=None,
             transcript_sha256=None,
+            row=trial_row(result, kept=False),
         )
 
     # -- budget ----------------------------------------------------------------------------
