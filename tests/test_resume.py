@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from _helpers import cli
-from pairbench.store import Journal, sha256_file
+from pairbench.report import build_summary, summarize
+from pairbench.store import Journal, load_run, load_table, sha256_file
 
 SLOW_AGENT = "import sys, time; sys.stdin.read(); time.sleep(0.4); print('forty-two')"
 
@@ -101,6 +102,15 @@ def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None
             assert sha256_file(run_dir / str(event["transcript"])) == event["transcript_sha256"]
     outcomes = Counter(json.loads(p.read_text())["outcome"] for p in results)
     assert outcomes == {"passed": 24}
+    # Everything the crash left is journaled by name: verify passes, and the trial table
+    # rebuilt from the journal's rows reports what the result files say.
+    verified = cli("verify", str(run_dir), cwd=tmp_path)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    loaded = load_table(run_dir)
+    files = load_run(run_dir)
+    assert loaded.source in {"journal", "trials.npz"}
+    expected = build_summary(files.info, files.results, [*files.infra, *files.interrupted])
+    assert summarize(loaded.info, loaded.table) == expected
 
 
 def test_resume_refuses_a_changed_experiment(tmp_path: Path) -> None:

@@ -230,6 +230,19 @@ def _recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
             if unjournaled:
                 # The runner died mid-attempt (SIGKILL, power cut): keep what it left as an
                 # interrupted attempt, so nothing is deleted and the attempt number moves on.
+                working = run_dir.working_transcript(key, last)
+                final = run_dir.transcript_path(key)
+                target = run_dir.kept_path("interrupted", key, last, ".jsonl")
+                # A transcript in its final place with no result is this attempt's: the
+                # runner died between the two renames of its commit. The next attempt would
+                # replace it, so it is kept with the attempt, as the working one is. Moved
+                # first, then journaled by name, so `verify` knows the kept file (a crash in
+                # between finds it at its kept path next time).
+                left = working if working.exists() else final if final.exists() else None
+                if left is not None:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    left.replace(target)
+                kept = target.is_file()
                 journal.append(
                     "attempt_finished",
                     key=key.label,
@@ -237,20 +250,10 @@ def _recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
                     outcome="interrupted",
                     result=None,
                     result_sha256=None,
-                    transcript=None,
-                    transcript_sha256=None,
+                    transcript=str(target.relative_to(run_dir.path)) if kept else None,
+                    transcript_sha256=sha256_file(target) if kept else None,
                     reason="the runner stopped before the attempt finished",
                 )
-                working = run_dir.working_transcript(key, last)
-                final = run_dir.transcript_path(key)
-                # A transcript in its final place with no result is this attempt's: the
-                # runner died between the two renames of its commit. The next attempt would
-                # replace it, so it is kept with the attempt, as the working one is.
-                left = working if working.exists() else final if final.exists() else None
-                if left is not None:
-                    target = run_dir.kept_path("interrupted", key, last, ".jsonl")
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    left.replace(target)
     finally:
         journal.close()
     return state
