@@ -197,7 +197,7 @@ def write_run(folder: str, tasks: int, trials: int, seed: int) -> dict[str, Any]
     """
     from pathlib import Path
 
-    from pairbench.store import Journal, write_atomic
+    from pairbench.store import Journal, RunDir, write_atomic
     from pairbench.store._table import TrialTable
 
     root = Path(folder)
@@ -304,8 +304,9 @@ def write_run(folder: str, tasks: int, trials: int, seed: int) -> dict[str, Any]
         "ended_at": "2026-11-29T01:00:00+00:00",
     }
     write_atomic(root / "run.json", (json.dumps(run) + "\n").encode())
-    size = (root / "journal.jsonl").stat().st_size
-    write_atomic(root / "trials.npz", table.to_bytes({"journal_bytes": size}))
+    from pairbench.store._load_table import _journal_mark
+
+    write_atomic(root / "trials.npz", table.to_bytes(_journal_mark(RunDir(root))))
     return {
         "records": n,
         "tasks": tasks,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -13,10 +14,12 @@ from typing import Any
 
 import pytest
 
-from pairbench import start_run
+from pairbench import resume_run, start_run
+from pairbench._errors import RunDirError
 from pairbench.agents._scripted import ScriptedAgent
+from pairbench.freeze import verify_run
 from pairbench.runner._progress import RunProgress
-from pairbench.store import Journal, sha256_file
+from pairbench.store import Journal, _commit, sha256_file
 
 
 def _experiment(root: Path, agent: dict[str, Any], *, tasks: int, trials: int, slots: int) -> Path:
@@ -238,3 +241,29 @@ def test_ctrl_c_keeps_the_attempts_in_flight_as_durable_interrupted_records(
         assert sha256_file(outcome.run_dir / line["result"]) == line["result_sha256"]
         assert sha256_file(outcome.run_dir / line["transcript"]) == line["transcript_sha256"]
     assert not list(outcome.run_dir.rglob("*.partial")) and not list(outcome.run_dir.rglob("*.tmp"))
+
+
+def test_a_disk_error_while_committing_stops_the_run_with_a_fix_and_resume_finishes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exp = _experiment(tmp_path, _sleeper(0.05), tasks=3, trials=2, slots=2)
+    real = _commit.GroupCommitter._put
+    calls = {"n": 0}
+
+    def full_disk(file: _commit.PutFile) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError(errno.ENOSPC, "No space left on device", str(file.path))
+        real(file)
+
+    monkeypatch.setattr(_commit.GroupCommitter, "_put", staticmethod(full_disk))
+    with pytest.raises(RunDirError, match="storing the run's records failed") as raised:
+        start_run(exp, tmp_path / "runs", run_seed=1)
+    assert "pairbench resume" in str(raised.value)
+    run_dir = next((tmp_path / "runs").iterdir())
+    status = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["status"]
+    assert status.startswith("stopped: storing the run's records failed")
+    monkeypatch.setattr(_commit.GroupCommitter, "_put", staticmethod(real))
+    resumed = resume_run(run_dir)
+    assert resumed.status == "complete"
+    assert verify_run(run_dir) == []

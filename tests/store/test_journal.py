@@ -42,3 +42,33 @@ def test_atomic_write_never_overwrites_a_result(tmp_path: Path) -> None:
         write_atomic(target, b"second", overwrite=False)
     assert target.read_bytes() == b"first"
     assert [p.name for p in target.parent.iterdir()] == ["0.json"]  # no temp file left
+
+
+def test_a_failed_write_is_cut_back_so_later_lines_stay_readable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Disk full mid-line: the process goes on (recording interrupted attempts); a torn
+    # fragment left in the middle of the journal would make it unreadable for resume.
+    import errno
+    import os
+
+    from pairbench.store import _journal
+
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path)
+    journal.append("run_started")
+    size = path.stat().st_size
+    real_write = os.write
+
+    def short_then_full(fd: int, data: bytes) -> int:
+        real_write(fd, bytes(data)[:10])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_journal.os, "write", short_then_full)
+    with pytest.raises(OSError, match="No space"):
+        journal.append("attempt_started", key="a/t/0", attempt=1)
+    monkeypatch.setattr(_journal.os, "write", real_write)
+    assert path.stat().st_size == size
+    journal.append("attempt_started", key="a/t/0", attempt=1)
+    journal.close()
+    assert [e["event"] for e in Journal.read(path)] == ["run_started", "attempt_started"]

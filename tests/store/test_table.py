@@ -168,6 +168,29 @@ def test_runs_without_rows_are_read_from_result_files(tmp_path: Path) -> None:
     assert int((~loaded.table.columns["kept"]).sum()) == len(stored) + 1
 
 
+def test_a_non_finite_metric_is_missing_with_its_reason_not_a_crash() -> None:
+    nan = make_result(
+        "a",
+        "t",
+        0,
+        tokens=Metric.measured(float("nan"), "provider usage"),
+        calls=(float("inf"), 20.0),
+    )
+    row = trial_row(nan, kept=False)
+    assert row["input_tokens"] is None and row["input_tokens_prov"] == "missing"
+    assert row["input_tokens_note"] == "a non-finite value (nan) was recorded by provider usage"
+    assert row["tool_client_ms"] == 20.0 and row["calls"][0] == [None, None]
+    other = make_result("b", "t", 0, tokens=Metric.measured(900.0, "provider usage"))
+    summary = build_summary(make_run(arms=["a", "b"]), [nan, other], [])
+    reasons = summary["cost"][0]["input_tokens"]["missing"]["reasons"]
+    assert reasons == {"a non-finite value (nan) was recorded by provider usage": 1}
+
+
+def test_a_record_with_a_negative_trial_index_is_refused() -> None:
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        make_result("a", "t", -1)
+
+
 def test_load_table_refuses_a_folder_that_is_not_a_run(tmp_path: Path) -> None:
     with pytest.raises(RunDirError, match="not a pairbench run directory"):
         load_table(tmp_path)

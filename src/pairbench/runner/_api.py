@@ -19,14 +19,13 @@ from pairbench.runner._context import RunContext, canary_for
 from pairbench.runner._gate import check_gate
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._ray import attempt_runner, check_executor
-from pairbench.runner._run import Executor, RunState, planned_keys, run_with_signals
-from pairbench.schedule._plan import Schedule, TrialKey, build_schedule
+from pairbench.runner._recover import recover_state
+from pairbench.runner._run import Executor, RunState, run_with_signals
+from pairbench.schedule._plan import Schedule, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
 from pairbench.spec._load import LoadedExperiment, load_experiment
-from pairbench.store._atomic import sha256_file, write_atomic
-from pairbench.store._journal import Journal
-from pairbench.store._records import FINAL_OUTCOMES, TrialResult
-from pairbench.store._row import trial_row
+from pairbench.store._atomic import write_atomic
+from pairbench.store._records import TrialResult
 from pairbench.store._run_dir import RunDir, new_run_id
 
 
@@ -128,12 +127,32 @@ def _execute(
         for _ in state.done:
             bar.advance_done("", already=True)
         executor = Executor(rc, schedule, state, bar, runner)
-        status = asyncio.run(run_with_signals(executor, concurrency))
+        try:
+            status = asyncio.run(run_with_signals(executor, concurrency))
+        except OSError as exc:
+            # The run's own files could not be written (disk full, I/O error): say so in
+            # run.json, so the run does not read as still running, and name the fix.
+            _mark_stopped(run_dir, f"stopped: storing the run's records failed: {exc}")
+            raise RunDirError(
+                f"{run_dir.path}: storing the run's records failed ({exc}). Every record "
+                "committed before it is kept; free space or fix the disk, then run "
+                f"`pairbench resume {run_dir.path}`"
+            ) from exc
     info = run_dir.read_run_json()
     info["status"] = status
     info["ended_at"] = _now()
     run_dir.write_run_json(info)
     return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status)
+
+
+def _mark_stopped(run_dir: RunDir, status: str) -> None:
+    try:
+        info = run_dir.read_run_json()
+        info["status"] = status
+        info["ended_at"] = _now()
+        run_dir.write_run_json(info)
+    except (OSError, RunDirError):
+        pass  # the disk refuses this too: the error raised next says what happened
 
 
 def start_run(
@@ -200,93 +219,6 @@ def start_run(
     return _execute(loaded, run_dir, info, RunState(), workers, progress)
 
 
-def _recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
-    """Rebuild bookkeeping from the journal and the result files."""
-    state = RunState()
-    events = run_dir.journal_events()
-    started: dict[str, int] = {}
-    finished: set[tuple[str, int]] = set()
-    for event in events:
-        key, attempt = event.get("key"), event.get("attempt")
-        if event["event"] == "attempt_started" and isinstance(key, str):
-            started[key] = max(started.get(key, 0), int(attempt or 0))
-        elif event["event"] == "attempt_finished" and isinstance(key, str):
-            finished.add((key, int(attempt or 0)))
-            if event.get("outcome") == "infra":
-                state.infra[TrialKey.model_validate(_split(key))] += 1
-    journal = run_dir.journal()
-    try:
-        for key, _pair in planned_keys(schedule):
-            state.attempts[key] = started.get(key.label, 0)
-            last = state.attempts[key]
-            unjournaled = bool(last) and (key.label, last) not in finished
-            if run_dir.has_result(key):
-                result = TrialResult.model_validate_json(run_dir.result_path(key).read_bytes())
-                if result.outcome in FINAL_OUTCOMES:
-                    state.done.add(key)
-                if unjournaled and result.attempt == last:
-                    _journal_linked_result(journal, run_dir, key, result)
-                continue
-            if unjournaled:
-                # The runner died mid-attempt (SIGKILL, power cut): keep what it left as an
-                # interrupted attempt, so nothing is deleted and the attempt number moves on.
-                working = run_dir.working_transcript(key, last)
-                final = run_dir.transcript_path(key)
-                target = run_dir.kept_path("interrupted", key, last, ".jsonl")
-                # A transcript in its final place with no result is this attempt's: the
-                # runner died between the two renames of its commit. The next attempt would
-                # replace it, so it is kept with the attempt, as the working one is. Moved
-                # first, then journaled by name, so `verify` knows the kept file (a crash in
-                # between finds it at its kept path next time).
-                left = working if working.exists() else final if final.exists() else None
-                if left is not None:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    left.replace(target)
-                kept = target.is_file()
-                journal.append(
-                    "attempt_finished",
-                    key=key.label,
-                    attempt=last,
-                    outcome="interrupted",
-                    result=None,
-                    result_sha256=None,
-                    transcript=str(target.relative_to(run_dir.path)) if kept else None,
-                    transcript_sha256=sha256_file(target) if kept else None,
-                    reason="the runner stopped before the attempt finished",
-                )
-    finally:
-        journal.close()
-    return state
-
-
-def _journal_linked_result(
-    journal: Journal, run_dir: RunDir, key: TrialKey, result: TrialResult
-) -> None:
-    """Journal a result the runner linked but did not journal (it died in between).
-
-    The group commit fsyncs a result before linking it, so a linked result is whole: it
-    stays the trial's result (results are never overwritten), and its line is written now.
-    """
-    result_path, transcript = run_dir.result_path(key), run_dir.transcript_path(key)
-    kept = transcript.is_file()
-    journal.append(
-        "attempt_finished",
-        key=key.label,
-        attempt=result.attempt,
-        outcome=result.outcome,
-        result=str(result_path.relative_to(run_dir.path)),
-        result_sha256=sha256_file(result_path),
-        transcript=str(transcript.relative_to(run_dir.path)) if kept else None,
-        transcript_sha256=sha256_file(transcript) if kept else None,
-        row=trial_row(result, kept=False),
-    )
-
-
-def _split(label: str) -> dict[str, Any]:
-    arm, task, trial = label.rsplit("/", 2)
-    return {"arm": arm, "task": task, "trial": int(trial)}
-
-
 def resume_run(
     run_dir_path: Path,
     *,
@@ -322,7 +254,7 @@ def resume_run(
     check_executor(loaded, name, ray_address)
     info["executor"] = {"name": name, "address": ray_address}
     schedule = Schedule.model_validate(info["schedule"])
-    state = _recover_state(run_dir, schedule)
+    state = recover_state(run_dir, schedule)
     invocation = {"command": "resume", "at": _now(), "executor": name}
     info["invocations"] = [*info.get("invocations", []), invocation]
     info["status"] = "running"

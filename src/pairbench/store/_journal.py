@@ -53,13 +53,21 @@ class Journal:
 
         The group committer (``_commit.py``) writes a batch of lines this way; a crash in
         the middle leaves whole lines and at most one torn last line, which readers drop.
+        If the write or fsync fails (disk full, I/O error), the file is cut back to where
+        it was before raising: the process may go on appending (recording interrupted
+        attempts), and a torn fragment in the middle would make the journal unreadable.
         """
+        start = os.lseek(self._fd, 0, os.SEEK_END)
         view = memoryview(data)
-        while view:
-            # A regular file takes the whole write unless the disk fills up or a signal
-            # lands mid-way; then write the rest rather than leave a torn line behind.
-            view = view[os.write(self._fd, view) :]
-        os.fsync(self._fd)
+        try:
+            while view:
+                # A regular file takes the whole write unless the disk fills up or a
+                # signal lands mid-way; then write the rest rather than tear a line.
+                view = view[os.write(self._fd, view) :]
+            os.fsync(self._fd)
+        except BaseException:
+            os.ftruncate(self._fd, start)
+            raise
 
     def close(self) -> None:
         os.close(self._fd)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import zipfile
 from dataclasses import dataclass
@@ -44,14 +45,27 @@ def _journal_rows(run_dir: RunDir) -> list[dict[str, Any]] | None:
     return rows
 
 
+def _journal_mark(run_dir: RunDir) -> dict[str, Any]:
+    """What the cache was built from: the journal's size and a hash of its last 4 KiB (a
+    size alone could match again after a torn tail was cut and other lines appended)."""
+    path = run_dir.journal_path
+    if not path.exists():
+        return {"journal_bytes": 0, "journal_tail_sha256": None}
+    with path.open("rb") as handle:
+        size = handle.seek(0, 2)
+        handle.seek(max(0, size - 4096))
+        tail = hashlib.sha256(handle.read()).hexdigest()
+    return {"journal_bytes": size, "journal_tail_sha256": tail}
+
+
 def _stored_table(run_dir: RunDir) -> tuple[TrialTable, str]:
     cache = run_dir.path / TABLE_FILE
-    size = run_dir.journal_path.stat().st_size if run_dir.journal_path.exists() else 0
+    mark = _journal_mark(run_dir)
     if cache.is_file():
         try:
             with np.load(cache, allow_pickle=False) as data:
                 table, meta = TrialTable.from_npz(data)
-            if meta.get("journal_bytes") == size:
+            if all(meta.get(k) == v for k, v in mark.items()):
                 return table, TABLE_FILE
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             pass  # a damaged cache is rebuilt, never trusted: the journal is the record
@@ -62,7 +76,7 @@ def _stored_table(run_dir: RunDir) -> tuple[TrialTable, str]:
         kept = [*run_dir.infra_attempts(), *run_dir.interrupted_attempts()]
         table, source = TrialTable.from_results(run_dir.results(), kept), "result files"
     with contextlib.suppress(OSError):  # a read-only run still reports, just uncached
-        write_atomic(cache, table.to_bytes({"journal_bytes": size}))
+        write_atomic(cache, table.to_bytes(mark))
     return table, source
 
 

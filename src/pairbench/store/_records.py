@@ -122,11 +122,11 @@ class TrialResult(Frozen):
     experiment: str
     arm: str
     task: str
-    trial: int
+    trial: int = Field(ge=0)
     labels: dict[str, str | int] = Field(default_factory=dict)
     seed: int
     model_seed: int
-    attempt: int
+    attempt: int = Field(ge=0)
     """1 for the first attempt; 2 for the retry after an infra failure."""
     start_order: int
     """Planned position of this arm within its pair (0 = ran first)."""

@@ -6,6 +6,7 @@ Pure Python (no numpy) because the runner builds a row for every attempt it comm
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +36,15 @@ def _median(values: Sequence[float]) -> float:
     xs = sorted(values)
     mid = len(xs) // 2
     return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2.0
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def _or_none(value: float | None) -> float | None:
+    """A timing as stored: a non-finite one is no timing (None), never NaN in JSON."""
+    return value if _finite(value) else None
 
 
 def _tri(value: bool | None) -> int:
@@ -69,6 +79,14 @@ def trial_row(result: TrialResult, *, kept: bool) -> dict[str, Any]:
         metric = getattr(m, name) if m is not None else None
         value = metric.value if metric is not None else None
         note = None
+        if value is not None and not math.isfinite(value):
+            # NaN or infinity is no measurement: missing, and the reason says what was there.
+            who = metric.source or metric.estimator if metric is not None else None
+            row[name], row[f"{name}_prov"] = None, "missing"
+            row[f"{name}_note"] = f"a non-finite value ({value}) was recorded" + (
+                f" by {who}" if who else ""
+            )
+            continue
         if metric is not None and value is not None and metric.provenance == "measured":
             note = metric.source or "unnamed source"
         elif metric is not None and value is not None and metric.provenance == "estimated":
@@ -78,10 +96,11 @@ def trial_row(result: TrialResult, *, kept: bool) -> dict[str, Any]:
         row[name] = value
         row[f"{name}_prov"] = metric.provenance if metric is not None else None
         row[f"{name}_note"] = note
-    client = [c.client_ms for c in m.tool_calls if c.client_ms is not None] if m else []
+    timed = [_or_none(c.client_ms) for c in m.tool_calls] if m else []
+    client = [ms for ms in timed if ms is not None]
     row["tool_client_ms"] = _median(client) if client else None
     parts = (
-        [c.value if c.provenance == "measured" else None for c in m.connect_ms.values()]
+        [_or_none(c.value) if c.provenance == "measured" else None for c in m.connect_ms.values()]
         if m
         else []
     )
@@ -92,5 +111,7 @@ def trial_row(result: TrialResult, *, kept: bool) -> dict[str, Any]:
     row["failure_kinds"] = (
         json.dumps(m.transport_failure_kinds) if m and m.transport_failure_kinds else None
     )
-    row["calls"] = [[c.client_ms, c.server_ms] for c in m.tool_calls] if m else []
+    row["calls"] = (
+        [[_or_none(c.client_ms), _or_none(c.server_ms)] for c in m.tool_calls] if m else []
+    )
     return row
