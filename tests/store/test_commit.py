@@ -177,3 +177,45 @@ def test_aclose_commits_what_was_queued_but_not_awaited(tmp_path: Path) -> None:
     events = _run(tmp_path, body)
     assert [e["i"] for e in events] == [0, 1, 2]
     assert all((tmp_path / f"{i}.json").is_file() for i in range(3))
+
+
+def test_a_start_is_not_held_up_by_a_batch_of_other_attempts_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A wave of finishing attempts makes one big batch; an attempt starting meanwhile
+    # waits for its start line only, not for every result file of the batch.
+    inside, release_0, release_1 = threading.Event(), threading.Event(), threading.Event()
+    real = os.fsync
+
+    def held_fsync(fd: int) -> None:
+        name = os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+        if name.startswith(".0.json.") and name.endswith(".tmp"):
+            inside.set()
+            release_0.wait(10)
+        if name.startswith(".1.json.") and name.endswith(".tmp"):
+            release_1.wait(10)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", held_fsync)
+
+    async def body(committer: GroupCommitter) -> None:
+        finished = [
+            committer.submit(
+                CommitEntry(
+                    "attempt_finished",
+                    {"key": f"a/t/{i}"},
+                    (PutFile(tmp_path / f"{i}.json", b"x"),),
+                )
+            )
+            for i in range(3)
+        ]
+        await asyncio.to_thread(inside.wait, 10)  # the writer is inside the batch's files
+        started = committer.submit(CommitEntry("attempt_started", {"key": "b/t/0"}))
+        release_0.set()
+        await asyncio.wait_for(started, 5)  # durable while entry 1's file is still held
+        assert not any(f.done() for f in finished)
+        release_1.set()
+        await asyncio.gather(*finished)
+
+    events = _run(tmp_path, body)
+    assert [e["event"] for e in events] == ["attempt_started"] + ["attempt_finished"] * 3

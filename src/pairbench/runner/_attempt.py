@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +37,17 @@ class AttemptRecord:
     transcript: Transcript
 
 
+_FOLDERS: list[ThreadPoolExecutor] = []
+
+
+def _folder_pool() -> ThreadPoolExecutor:
+    """Threads for attempts' folder and file creation (metadata writes wait on the disk,
+    not the CPU: more of them than cores keeps a wave of starting attempts moving)."""
+    if not _FOLDERS:
+        _FOLDERS.append(ThreadPoolExecutor(max_workers=16, thread_name_prefix="pairbench-fs"))
+    return _FOLDERS[0]
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
@@ -54,12 +66,25 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
     fixture_dir = rc.run_dir.fixtures_root / rel
     servers = {} if arm.tools == "none" else dict(arm.tools.mcp)
     pages = {} if arm.tools == "none" else dict(arm.tools.webmcp)
-    if task.fixture or servers or pages:
-        # Only what can use it gets a fixture folder: a new folder per attempt is a
-        # metadata write on disk that a tool-less, fixture-less attempt need not pay for.
-        fixture_dir.mkdir(parents=True, exist_ok=True)
-    workdir = rc.workdir(rel)
-    transcript = Transcript(rc.run_dir.working_transcript(key, attempt))
+
+    def folders() -> tuple[Path, Transcript, dict[str, str] | Exception]:
+        if task.fixture or servers or pages:
+            # Only what can use it gets a fixture folder: a new folder per attempt is a
+            # metadata write on disk that a tool-less, fixture-less attempt need not pay for.
+            fixture_dir.mkdir(parents=True, exist_ok=True)
+        workdir = rc.workdir(rel)
+        transcript = Transcript(rc.run_dir.working_transcript(key, attempt))
+        try:
+            env = scrubbed_env(workdir, declared=agent_spec.env, allow=agent_spec.env_allow)
+        except Exception as exc:  # reported as an infra attempt below
+            return workdir, transcript, exc
+        return workdir, transcript, env
+
+    # Creating folders and files can take milliseconds each on a busy disk. In threads,
+    # hundreds of attempts starting together create theirs side by side, and the event
+    # loop keeps timing the agents that run.
+    loop = asyncio.get_running_loop()
+    workdir, transcript, prepared = await loop.run_in_executor(_folder_pool(), folders)
     started = _now()
 
     def record(outcome: Outcome, reason: str, **fields: Any) -> AttemptRecord:
@@ -90,7 +115,9 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         values = {"fixture": content, "seed": pair.seed}
         prompt = str(render(rc.text(task.prompt), values))
         plan = rc.plan(task.plan) if task.plan else None
-        env = scrubbed_env(workdir, declared=agent_spec.env, allow=agent_spec.env_allow)
+        if isinstance(prepared, Exception):
+            raise prepared
+        env = prepared
         agent_cls = _registry.load("agents", agent_spec.adapter)
         agent = agent_cls(dict(agent_spec.settings))
     except Exception as exc:
@@ -98,7 +125,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
 
     warm = rc.warm_urls.get(key.arm, {})
     # Per-trial servers get their own HOME and TMPDIR; without servers, no folders for them.
-    server_env = scrubbed_env(workdir / "servers") if servers else {}
+    server_env = await asyncio.to_thread(scrubbed_env, workdir / "servers") if servers else {}
     try:
         attachments = [rc.loaded.resolve(rel) for rel in arm.attachments]
     except ValueError as exc:

@@ -92,8 +92,9 @@ class _Waiting:
 class GroupCommitter:
     """Commits journal events and their files in batches, off the event loop (see above).
 
-    An entry without files may be written ahead of pending entries that have files (so an
-    attempt's start is not held up by another attempt's result files). Submit an entry only
+    An entry without files may be written ahead of pending entries that have files, even in
+    the middle of a batch (so an attempt's start is not held up by another attempt's
+    result files). Submit an entry only
     once whatever it depends on is durable, as the executor does: a trial's next attempt
     starts after its previous attempt's line is durable.
     """
@@ -106,6 +107,7 @@ class GroupCommitter:
         self._drainer: asyncio.Task[None] | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pairbench-commit")
         self._known_dirs: set[Path] = set()  # exist, and their own entry is durable
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.batches = 0
         """Journal fsyncs so far (one per batch)."""
 
@@ -116,7 +118,7 @@ class GroupCommitter:
         Not awaiting the future is fine (Ctrl-C: the interrupted attempts' records are
         queued, then :meth:`aclose` commits them before the process exits).
         """
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         # Stamped now: "at" is when the event happened, not when its batch was written.
         waiting = _Waiting(entry, Journal.encode(entry.event, **entry.fields), loop.create_future())
         with self._lock:
@@ -145,12 +147,7 @@ class GroupCommitter:
                 return
             committed = await loop.run_in_executor(self._pool, self._write_batch, batch)
             for waiting in committed:
-                if waiting.future.done():  # its attempt was cancelled while it waited
-                    continue
-                if waiting.error is None:
-                    waiting.future.set_result(None)
-                else:
-                    waiting.future.set_exception(waiting.error)
+                _settle(waiting)
 
     # -- the writer thread's side --------------------------------------------------------------
     def _write_batch(self, batch: list[_Waiting]) -> list[_Waiting]:
@@ -167,7 +164,9 @@ class GroupCommitter:
     def _commit(self, batch: list[_Waiting], late: list[_Waiting]) -> None:
         dirs: dict[Path, None] = {}  # an ordered set: fsynced once each, after every link
         fresh: list[Path] = []  # folders first seen in this batch
-        for waiting in batch:
+        for index, waiting in enumerate(batch):
+            if index:
+                self._early_starts()
             try:
                 for file in waiting.entry.files:
                     self._place(file, dirs, fresh)
@@ -193,6 +192,23 @@ class GroupCommitter:
         except OSError as exc:
             for waiting in lines:
                 waiting.error = exc
+
+    def _early_starts(self) -> None:
+        """Lines without files (attempt starts) queued while this batch writes its files
+        are made durable between its entries: an agent waits for its start line, and must
+        not wait for hundreds of other attempts' result files (a wave of finishing
+        attempts at high concurrency). Such a line names no file, so it may go first."""
+        early = self._late_joiners()
+        if not early or self._loop is None:
+            return
+        try:
+            self._journal.write_lines(b"".join(w.line for w in early))
+            self.batches += 1
+        except OSError as exc:
+            for waiting in early:
+                waiting.error = exc
+        for waiting in early:
+            self._loop.call_soon_threadsafe(_settle, waiting)
 
     def _late_joiners(self) -> list[_Waiting]:
         """Entries without files queued while this batch's files were written: their lines
@@ -266,3 +282,13 @@ class GroupCommitter:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+
+
+def _settle(waiting: _Waiting) -> None:
+    """Resolve a waiter on the event loop: done, or failed with its error."""
+    if waiting.future.done():  # its attempt was cancelled while it waited
+        return
+    if waiting.error is None:
+        waiting.future.set_result(None)
+    else:
+        waiting.future.set_exception(waiting.error)
