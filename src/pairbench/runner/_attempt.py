@@ -40,12 +40,24 @@ class AttemptRecord:
 _FOLDERS: list[ThreadPoolExecutor] = []
 
 
-def _folder_pool() -> ThreadPoolExecutor:
+def folder_pool() -> ThreadPoolExecutor:
     """Threads for attempts' folder and file creation (metadata writes wait on the disk,
     not the CPU: more of them than cores keeps a wave of starting attempts moving)."""
     if not _FOLDERS:
         _FOLDERS.append(ThreadPoolExecutor(max_workers=16, thread_name_prefix="pairbench-fs"))
     return _FOLDERS[0]
+
+
+def premake_folders(rc: RunContext, key: TrialKey, attempt: int) -> None:
+    """Make an attempt's folders ahead of its slot (``run_attempt`` makes any missing).
+
+    The executor calls this, in the folder threads, while the attempt waits for a slot or
+    for its pair's earlier arm: a wave of attempts starting together then finds its work,
+    HOME and TMPDIR folders made, instead of waiting on the disk for them.
+    """
+    work = rc.run_dir.path / "work" / rc.run_dir.fixture_rel(key, attempt)
+    for folder in (work / "home", work / "tmp", rc.run_dir.transcript_path(key).parent):
+        folder.mkdir(parents=True, exist_ok=True)
 
 
 def _now() -> str:
@@ -84,7 +96,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
     # hundreds of attempts starting together create theirs side by side, and the event
     # loop keeps timing the agents that run.
     loop = asyncio.get_running_loop()
-    workdir, transcript, prepared = await loop.run_in_executor(_folder_pool(), folders)
+    workdir, transcript, prepared = await loop.run_in_executor(folder_pool(), folders)
     started = _now()
 
     def record(outcome: Outcome, reason: str, **fields: Any) -> AttemptRecord:

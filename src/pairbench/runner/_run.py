@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.agents._transcript import Transcript
-from pairbench.runner._attempt import AttemptRecord, run_attempt
+from pairbench.runner._attempt import AttemptRecord, folder_pool, premake_folders, run_attempt
 from pairbench.runner._context import CANARY_ENV, RunContext
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._slots import AttemptSlots
@@ -212,6 +212,16 @@ class Executor:
                 )
         return result.outcome, durable
 
+    def _premake(self, key: TrialKey) -> None:
+        """Start making the next attempt's folders while it waits for a slot (local runs)."""
+        if self.attempt_runner is run_attempt:
+            loop = asyncio.get_running_loop()
+            attempt = self.state.attempts[key] + 1
+            made = loop.run_in_executor(folder_pool(), premake_folders, self.rc, key, attempt)
+            # A failure here is not the attempt's: run_attempt makes the folders again and
+            # reports what goes wrong then. Retrieved, so asyncio does not warn about it.
+            made.add_done_callback(lambda f: f.exception())
+
     def _interrupted(self, key: TrialKey, pair: Pair, attempt: int, reason: str) -> None:
         # Queued, not awaited: the task is being cancelled. run_with_signals commits
         # everything queued (GroupCommitter.aclose) before the process exits.
@@ -229,6 +239,7 @@ class Executor:
         """The trial's attempts until one is not ``infra`` (an infra failure is retried)."""
         first = True
         while True:
+            self._premake(key)
             async with slots.hold(remaining):
                 on_start()
                 if self.state.stop_reason is not None:
