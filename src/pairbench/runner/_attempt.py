@@ -37,15 +37,18 @@ class AttemptRecord:
     transcript: Transcript
 
 
-_FOLDERS: list[ThreadPoolExecutor] = []
+_POOLS: dict[str, ThreadPoolExecutor] = {}
 
 
-def folder_pool() -> ThreadPoolExecutor:
-    """Threads for attempts' folder and file creation (metadata writes wait on the disk,
-    not the CPU: more of them than cores keeps a wave of starting attempts moving)."""
-    if not _FOLDERS:
-        _FOLDERS.append(ThreadPoolExecutor(max_workers=16, thread_name_prefix="pairbench-fs"))
-    return _FOLDERS[0]
+def folder_pool(kind: str = "attempt") -> ThreadPoolExecutor:
+    """Threads for folder and file creation (metadata writes wait on the disk, not the
+    CPU: more of them than cores keeps a wave of starting attempts moving). ``attempt``
+    serves attempts about to run; ``ahead`` makes folders ahead of time, apart, so those
+    never queue behind it."""
+    if kind not in _POOLS:
+        workers = 16 if kind == "attempt" else 4
+        _POOLS[kind] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"pb-{kind}")
+    return _POOLS[kind]
 
 
 def premake_folders(rc: RunContext, key: TrialKey, attempt: int) -> None:

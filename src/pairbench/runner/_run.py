@@ -217,7 +217,9 @@ class Executor:
         if self.attempt_runner is run_attempt:
             loop = asyncio.get_running_loop()
             attempt = self.state.attempts[key] + 1
-            made = loop.run_in_executor(folder_pool(), premake_folders, self.rc, key, attempt)
+            made = loop.run_in_executor(
+                folder_pool("ahead"), premake_folders, self.rc, key, attempt
+            )
             # A failure here is not the attempt's: run_attempt makes the folders again and
             # reports what goes wrong then. Retrieved, so asyncio does not warn about it.
             made.add_done_callback(lambda f: f.exception())
