@@ -517,7 +517,7 @@ def build_table(quick: bool = False) -> dict[str, Any]:
             else TARGETS["startup_rss_mb"],
             " MB",
             0,
-            note="pairbench: includes writing the report (numpy, scipy, jinja2) at the end",
+            note="pairbench: includes writing the report (numpy, jinja2) at the end",
         )
         row(
             "1 start-up",
