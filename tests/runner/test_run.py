@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import signal
+import sys
 import threading
 import time
 from datetime import datetime
@@ -267,3 +268,29 @@ def test_a_disk_error_while_committing_stops_the_run_with_a_fix_and_resume_finis
     resumed = resume_run(run_dir)
     assert resumed.status == "complete"
     assert verify_run(run_dir) == []
+
+
+def test_in_process_adapters_get_no_work_folders_and_command_agents_do(tmp_path: Path) -> None:
+    # A subprocess agent needs its private HOME and TMPDIR to exist; an in-process adapter
+    # (uses_workdir = False) never starts a process, so its attempts skip the folders.
+    (tmp_path / "scripted").mkdir()
+    (tmp_path / "command").mkdir()
+    scripted = _experiment(
+        tmp_path / "scripted", {"adapter": "scripted"}, tasks=1, trials=2, slots=2
+    )
+    done = start_run(scripted, tmp_path / "scripted" / "runs", run_seed=1)
+    assert done.status == "complete" and all(r.outcome == "passed" for r in done.results)
+    assert not (done.run_dir / "work").exists()
+    check = (
+        "import os; print('ok' if os.path.isdir(os.environ['HOME']) "
+        "and os.path.isdir(os.environ['TMPDIR']) else 'missing')"
+    )
+    command = {"adapter": "command", "settings": {"command": [sys.executable, "-c", check]}}
+    ran = start_run(
+        _experiment(tmp_path / "command", command, tasks=1, trials=2, slots=2),
+        tmp_path / "command" / "runs",
+        run_seed=1,
+    )
+    assert ran.status == "complete"
+    answers = [(r.outcome, r.final_answer, r.reason) for r in ran.results]
+    assert [a[1] for a in answers] == ["ok"] * 4, answers

@@ -66,6 +66,8 @@ def _end() -> None:
 class NoopAgent:
     """Does nothing but answer: the harness's own cost per trial is all that is left."""
 
+    uses_workdir = False  # in-process, as the built-in in-process adapters
+
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
         self.settings = dict(settings or {})
 
@@ -79,6 +81,8 @@ class NoopAgent:
 
 class SleepAgent:
     """Waits ``sleep_s`` seconds (a stand-in for a slow model), then answers."""
+
+    uses_workdir = False  # in-process, as the built-in in-process adapters
 
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
         self.settings = dict(settings or {})

@@ -83,9 +83,14 @@ class CommandAgent:
     ) -> AgentOutput:
         assert proc.stdout is not None and proc.stderr is not None
         if send_prompt and proc.stdin is not None:
-            proc.stdin.write(ctx.prompt.encode("utf-8"))
-            await proc.stdin.drain()
-            proc.stdin.close()
+            try:
+                proc.stdin.write(ctx.prompt.encode("utf-8"))
+                await proc.stdin.drain()
+                proc.stdin.close()
+            except (BrokenPipeError, ConnectionResetError):
+                # The command exited, or closed stdin, without reading the prompt (it may
+                # read PAIRBENCH_PROMPT_FILE instead): not an error; its output decides.
+                pass
         plain: list[str] = []
         final: str | None = None
         stderr_tail: list[str] = []

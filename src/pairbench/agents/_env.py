@@ -16,11 +16,13 @@ def scrubbed_env(
     declared: Mapping[str, str] | None = None,
     allow: Iterable[str] = (),
     source: Mapping[str, str] | None = None,
+    create: bool = True,
 ) -> dict[str, str]:
     """An allow-listed copy of ``source`` (default ``os.environ``) plus ``declared`` values.
 
     ``HOME`` and ``TMPDIR`` point inside ``workdir`` so an agent's config and caches are
-    isolated per attempt and never read the harness user's files.
+    isolated per attempt and never read the harness user's files. ``create=False`` names
+    them without making them (for an in-process agent that never starts a process).
 
     >>> env = scrubbed_env(Path("/tmp/w"), source={"PATH": "/bin", "API_KEY": "x"})
     >>> sorted(env)
@@ -30,8 +32,9 @@ def scrubbed_env(
     env = {name: base[name] for name in (*BASE_ALLOW, *allow) if name in base}
     home = workdir / "home"
     tmp = workdir / "tmp"
-    home.mkdir(parents=True, exist_ok=True)
-    tmp.mkdir(parents=True, exist_ok=True)
+    if create:
+        home.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir(parents=True, exist_ok=True)
     env["HOME"] = str(home)
     env["TMPDIR"] = str(tmp)
     env.update(declared or {})

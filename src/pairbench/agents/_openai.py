@@ -104,6 +104,9 @@ def function_tools(
 class OpenAIAgent:
     """A Chat Completions tool loop (see the module docstring)."""
 
+    uses_workdir = False
+    """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
+
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         self.settings = OpenAISettings.parse(settings or {})
 

@@ -49,6 +49,8 @@ class AgentContext:
     env: dict[str, str]
     """The scrubbed environment: an allow-list plus what the arm declares. Never os.environ."""
     workdir: Path
+    """The attempt's private folder (with ``HOME`` and ``TMPDIR`` inside); not created for
+    an adapter class that sets ``uses_workdir = False``."""
     transcript: Transcript
     settings: dict[str, Any]
     timeout_s: float
@@ -86,7 +88,13 @@ class AgentOutput:
 
 @runtime_checkable
 class Agent(Protocol):
-    """An agent adapter. Registered under ``pairbench.agents`` as a class taking ``settings``."""
+    """An agent adapter. Registered under ``pairbench.agents`` as a class taking ``settings``.
+
+    An adapter class may set ``uses_workdir = False`` when it runs in-process and never
+    touches ``ctx.workdir`` or the ``HOME``/``TMPDIR`` of ``ctx.env`` (they are the folders
+    a subprocess agent needs): its attempts then skip creating three folders each, which
+    is most of the harness's own disk work per attempt. Left out, it means True.
+    """
 
     async def run(self, ctx: AgentContext) -> AgentOutput: ...
 

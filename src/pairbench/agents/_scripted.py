@@ -47,6 +47,9 @@ def _saved_value(outcome: Any) -> Any:
 class ScriptedAgent:
     """Runs the task's plan. Settings: ``step_delay_s`` (pause between steps, default 0)."""
 
+    uses_workdir = False
+    """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
+
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
         self.settings = dict(settings or {})
 

@@ -190,6 +190,9 @@ def simulate_trial(
 class SimulatedAgent:
     """Draws pass/fail, latency and tokens from the trial seed (see the module docstring)."""
 
+    uses_workdir = False
+    """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
+
     simulated = True
     """Runs with this adapter are labelled simulated (``run.json``'s ``agent_simulated``)."""
 

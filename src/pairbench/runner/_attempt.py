@@ -59,7 +59,10 @@ def premake_folders(rc: RunContext, key: TrialKey, attempt: int) -> None:
     HOME and TMPDIR folders made, instead of waiting on the disk for them.
     """
     work = rc.run_dir.path / "work" / rc.run_dir.fixture_rel(key, attempt)
-    for folder in (work / "home", work / "tmp", rc.run_dir.transcript_path(key).parent):
+    folders = [rc.run_dir.transcript_path(key).parent]
+    if rc.uses_workdir(key.arm):
+        folders += [work / "home", work / "tmp"]
+    for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
 
 
@@ -81,16 +84,20 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
     fixture_dir = rc.run_dir.fixtures_root / rel
     servers = {} if arm.tools == "none" else dict(arm.tools.mcp)
     pages = {} if arm.tools == "none" else dict(arm.tools.webmcp)
+    # An in-process adapter (``uses_workdir = False``) gets its paths, not the folders.
+    make = rc.uses_workdir(key.arm)
 
     def folders() -> tuple[Path, Transcript, dict[str, str] | Exception]:
         if task.fixture or servers or pages:
             # Only what can use it gets a fixture folder: a new folder per attempt is a
             # metadata write on disk that a tool-less, fixture-less attempt need not pay for.
             fixture_dir.mkdir(parents=True, exist_ok=True)
-        workdir = rc.workdir(rel)
+        workdir = rc.workdir(rel, create=make)
         transcript = Transcript(rc.run_dir.working_transcript(key, attempt))
         try:
-            env = scrubbed_env(workdir, declared=agent_spec.env, allow=agent_spec.env_allow)
+            env = scrubbed_env(
+                workdir, declared=agent_spec.env, allow=agent_spec.env_allow, create=make
+            )
         except Exception as exc:  # reported as an infra attempt below
             return workdir, transcript, exc
         return workdir, transcript, env

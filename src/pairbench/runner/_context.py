@@ -40,6 +40,7 @@ class RunContext:
     _fixtures: dict[str, Fixture] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)
     _plans: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _uses_workdir: dict[str, bool] = field(default_factory=dict)
 
     def grader(self, name: str) -> Grader:
         if name not in self._graders:
@@ -62,7 +63,24 @@ class RunContext:
             self._plans[rel] = dict(data)
         return self._plans[rel]
 
-    def workdir(self, rel: str) -> Path:
+    def workdir(self, rel: str, *, create: bool = True) -> Path:
         path = self.run_dir.path / "work" / rel
-        path.mkdir(parents=True, exist_ok=True)
+        if create:
+            path.mkdir(parents=True, exist_ok=True)
         return path
+
+    def uses_workdir(self, arm: str) -> bool:
+        """Does the arm's adapter need its attempts' work folder, HOME and TMPDIR made?
+
+        True unless its class says ``uses_workdir = False`` (in-process adapters). An
+        adapter that cannot load gets True: its attempts fail as ``infra`` with the reason.
+        """
+        adapter = self.loaded.experiment.arm_agent(arm).adapter
+        if adapter not in self._uses_workdir:
+            try:
+                cls = _registry.load("agents", adapter)
+            except Exception:
+                self._uses_workdir[adapter] = True
+            else:
+                self._uses_workdir[adapter] = bool(getattr(cls, "uses_workdir", True))
+        return self._uses_workdir[adapter]

@@ -72,6 +72,9 @@ def _read_pdf(path: Path) -> str:
 class WebMcpVsPdfScriptedAgent:
     """Registered as ``webmcp-vs-pdf-scripted``. No settings."""
 
+    uses_workdir = False
+    """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
+
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
         self.settings = dict(settings or {})
 
