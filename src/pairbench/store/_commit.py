@@ -184,8 +184,11 @@ class GroupCommitter:
         self._known_dirs.update(fresh)
         late.extend(self._late_joiners())
         lines = [*ok, *late]
-        if not lines:
-            return  # every entry failed: nothing to write, no fsync to pay
+        if lines:  # when every entry failed: nothing to write, no fsync to pay
+            self._write_lines(lines)
+
+    def _write_lines(self, lines: list[_Waiting]) -> None:
+        """The lines with one write and one fsync; on a disk error, each line's waiter fails."""
         try:
             self._journal.write_lines(b"".join(w.line for w in lines))
             self.batches += 1
@@ -198,15 +201,11 @@ class GroupCommitter:
         are made durable between its entries: an agent waits for its start line, and must
         not wait for hundreds of other attempts' result files (a wave of finishing
         attempts at high concurrency). Such a line names no file, so it may go first."""
-        early = self._late_joiners()
-        if not early or self._loop is None:
+        if self._loop is None:  # nothing was submitted yet
             return
-        try:
-            self._journal.write_lines(b"".join(w.line for w in early))
-            self.batches += 1
-        except OSError as exc:
-            for waiting in early:
-                waiting.error = exc
+        early = self._late_joiners()
+        if early:
+            self._write_lines(early)
         for waiting in early:
             self._loop.call_soon_threadsafe(_settle, waiting)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+import statistics
 from typing import Any
 
 from pairbench.store._records import TrialResult
@@ -30,12 +30,6 @@ def _excerpt(answer: str | None) -> str | None:
     if answer is not None and len(answer) > ANSWER_EXCERPT:
         return answer[:ANSWER_EXCERPT] + "…"
     return answer
-
-
-def _median(values: Sequence[float]) -> float:
-    xs = sorted(values)
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2.0
 
 
 def _finite(value: float | None) -> bool:
@@ -98,7 +92,7 @@ def trial_row(result: TrialResult, *, kept: bool) -> dict[str, Any]:
         row[f"{name}_note"] = note
     timed = [_or_none(c.client_ms) for c in m.tool_calls] if m else []
     client = [ms for ms in timed if ms is not None]
-    row["tool_client_ms"] = _median(client) if client else None
+    row["tool_client_ms"] = statistics.median(client) if client else None
     parts = (
         [_or_none(c.value) if c.provenance == "measured" else None for c in m.connect_ms.values()]
         if m
