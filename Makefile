@@ -4,7 +4,12 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CONSTRAINTS := constraints.txt
 
-.PHONY: demo test check lint types install dev docs locks system-deps clean-venv
+.PHONY: demo test check lint types install dev docs locks system-deps agent-clis clean-venv
+
+# The real agent CLIs the end-to-end tests run (Claude Code, Codex), pinned by the committed
+# lock file, installed from npm into a git-ignored folder. npm keeps its download cache in
+# ~/.npm, outside the clone, so a fresh clone on the same machine installs from it.
+CLIS := tools/agent-clis
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -56,6 +61,14 @@ system-deps:
 	major=$$("$$chromium" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+' | cut -d. -f1); \
 	if [ -n "$$major" ] && [ "$$major" -ge 156 ]; then echo "chromium $$major: WebMCP ok"; \
 	else echo "warning: $$chromium is not Chromium >= 156 (found '$${major:-none}'): WebMCP tests will skip (fail under CI=true)"; fi
+	@if ! command -v pdftotext >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing poppler-utils (pdftotext: the PDF arm's shell tool for CLI agents)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; \
+	  else \
+	    echo "warning: pdftotext is missing and this is not root: CLI-agent PDF tests will skip"; \
+	  fi; \
+	fi
 	@if ! Rscript -e 'library(metafor)' >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing r-base-core and r-cran-metafor (R cross-checks)"; \
@@ -66,7 +79,15 @@ system-deps:
 	  fi; \
 	fi
 
-test: check system-deps
+$(CLIS)/node_modules/.installed: $(CLIS)/package.json $(CLIS)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node 20 and npm (the real agent CLI tests need it)"; exit 1; }
+	cd $(CLIS) && npm ci --no-audit --no-fund --loglevel=error
+	@$(CLIS)/node_modules/.bin/claude --version && $(CLIS)/node_modules/.bin/codex --version
+	touch $@
+
+agent-clis: $(CLIS)/node_modules/.installed
+
+test: check system-deps agent-clis
 	$(PY) -m pytest -q
 
 # Re-freeze the built-in studies' locks (after changing a study or pairbench itself).

@@ -62,3 +62,18 @@ def skip_outside_ci(reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason} (CI=true: this must run, not skip)")
     pytest.skip(f"SKIPPING (not CI): {reason}")
+
+
+REPO = Path(__file__).resolve().parents[1]
+CLI_BIN = REPO / "tools" / "agent-clis" / "node_modules" / ".bin"
+"""Where ``make agent-clis`` installs the real Claude Code and Codex (pinned by npm's lock)."""
+
+
+def real_cli(name: str) -> Path:
+    """The real ``claude`` or ``codex`` binary ``make test`` installed (skip loudly if not)."""
+    import os
+
+    found = Path(os.environ.get("PAIRBENCH_CLI_BIN", CLI_BIN)) / name
+    if not os.access(found, os.X_OK):
+        skip_outside_ci(f"the real {name} CLI is not installed at {found}: run `make agent-clis`")
+    return found

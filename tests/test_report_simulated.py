@@ -158,3 +158,29 @@ def test_the_report_reads_the_journal_rows_the_runner_wrote(tmp_path: Path) -> N
     expected = build_summary(files.info, files.results, [*files.infra, *files.interrupted])
     assert summarize(loaded.info, loaded.table) == expected
     assert load_table(run_dir).source == "trials.npz"
+
+
+def test_usage_total_turns_and_arm_identities(reported: tuple[dict[str, Any], str, str]) -> None:
+    # The simulated agent draws a total input and output (no cache split): the total is
+    # their sum, the split is missing with its reason, and each arm's identity is shown.
+    summary, md, page = reported
+    for entry in summary["cost"]:
+        total, inp, out = (
+            entry[k]["measured"] for k in ("total_tokens", "input_tokens", "output_tokens")
+        )
+        assert total["n"] == inp["n"] == out["n"] > 0
+        assert total["total"] == inp["total"] + out["total"]
+        assert entry["turns"]["measured"]["median"] == 1.0
+        split = entry["cache_read_input_tokens"]
+        assert split["measured"]["n"] == 0
+        reasons = split["missing"]["reasons"]  # a timed-out trial has no agent output
+        assert set(reasons) <= {"no cache split simulated", "the agent did not run"}
+        assert reasons["no cache split simulated"] > 0
+    idents = summary["run"]["arm_identities"]
+    assert [x["arm"] for x in idents] == ["baseline", "candidate", "other"]
+    for x in idents:  # tool_discovery as run.json's identities record it for the adapter
+        assert x["agent"] == "simulated" and x["tool_discovery"]
+        assert f"| {x['arm']} | simulated | not recorded | {x['tool_discovery']} | " in md
+        assert x["models_seen"] == []
+    assert "<h2>Arms</h2>" in page and "<h2>Usage and turns by arm</h2>" in page
+    assert "| baseline vs candidate | Turns |" in md

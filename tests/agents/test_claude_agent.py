@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pairbench.agents import AgentContext, AgentOutput, InfraFailure, RunSignals, Transcript
-from pairbench.agents._claude_code import ClaudeCodeAgent
+from pairbench.agents.claude_code._agent import ClaudeCodeAgent
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 PROMPT = "What is the title of issue #{n} in the repository {repo}? Answer with the title only."
@@ -86,7 +86,7 @@ def audit(tmp_path: Path) -> list[dict[str, Any]]:
 def test_argv_pins_the_surface_and_settings(tmp_path: Path) -> None:
     agent = ClaudeCodeAgent({"model": "sonnet", "disallowed_tools": ["Bash"], "max_turns": 5})
     ctx = make_ctx(tmp_path, tracker_config(tmp_path))
-    argv = agent.argv("claude", ctx, tmp_path / "m.json", ["tracker"])
+    argv = agent.argv("claude", ctx.prompt, str(tmp_path / "m.json"), ["tracker"])
     assert argv[:3] == ["claude", "-p", ctx.prompt]
     text = " ".join(argv)
     assert "--output-format stream-json --verbose" in text
@@ -135,9 +135,11 @@ def test_tool_search_on_reaches_the_child_and_stays_on_surface(tmp_path: Path) -
 def test_failed_server_and_max_turns(tmp_path: Path) -> None:
     install(tmp_path, "claude", "pairbench.testing.fake_claude")
     ctx = make_ctx(tmp_path, tracker_config(tmp_path), scenario="failed_server")
-    out = run(ClaudeCodeAgent({"model": "sonnet"}), ctx)
+    # A server not connected at init is the harness's failure: infra, at once.
+    with pytest.raises(InfraFailure, match="'tracker' connected \\(init status 'failed'\\)"):
+        run(ClaudeCodeAgent({"model": "sonnet"}), ctx)
     assert kinds(ctx, "transport_failure")[0]["failure"] == "connect"
-    assert out.error is None and not audit(tmp_path)
+    assert kinds(ctx, "agent_stopped") and not audit(tmp_path)
     ctx = make_ctx(tmp_path, tracker_config(tmp_path), scenario="max_turns")
     out = run(ClaudeCodeAgent({"model": "sonnet", "max_turns": 2}), ctx)
     assert out.error is not None and out.error.startswith("max turns")

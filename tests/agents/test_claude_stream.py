@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from pairbench.agents import AgentContext, InfraFailure, RunSignals, Transcript
-from pairbench.agents._claude_code import ClaudeCodeAgent
-from pairbench.agents._claude_stream import COST_ESTIMATOR, SOURCE, ClaudeStreamParser
+from pairbench.agents._cli import CliRun
+from pairbench.agents.claude_code._agent import ClaudeCodeAgent
+from pairbench.agents.claude_code._stream import COST_ESTIMATOR, SOURCE, ClaudeStreamParser
 from pairbench.grading._validity import classify_validity
 from pairbench.spec._models import Arm
 from pairbench.testing.fake_claude import RECORDED
@@ -19,6 +20,9 @@ TRACKER_ARM = Arm.model_validate(
     {"tools": {"mcp": {"tracker": {"transport": "stdio", "command": ["python3", "-m", "x"]}}}}
 )
 STEP = 0.1  # seconds between the stamped arrivals of recorded lines
+
+EXITED_1 = CliRun(1, [], None)
+URL = "http://127.0.0.1:9/"
 
 
 def parse(
@@ -146,7 +150,9 @@ def test_tool_search_pinned_off_yet_used_is_off_surface() -> None:
 def test_max_turns_is_an_agent_error(tmp_path: Path) -> None:
     parser, _ = parse("claude_max_turns.jsonl")
     assert parser.summary.verdict().status == "max_turns"
-    out = ClaudeCodeAgent({"model": "sonnet", "max_turns": 1}).output(ctx(tmp_path), parser, 1, [])
+    out = ClaudeCodeAgent({"model": "sonnet", "max_turns": 1}).output(
+        ctx(tmp_path), parser, EXITED_1, URL
+    )
     assert out.error is not None and out.error.startswith("max turns")
 
 
@@ -158,18 +164,20 @@ def test_auth_failure_is_infra_when_nothing_in_the_run_succeeded(tmp_path: Path)
     assert verdict.status == "api_error" and verdict.auth
     assert kinds(events, "error")[0]["api_error"] == "authentication_failed"
     agent = ClaudeCodeAgent({"model": "sonnet"})
-    with pytest.raises(InfraFailure, match="the model provider rejected authentication"):
-        agent.output(ctx(tmp_path), parser, 1, [])
+    with pytest.raises(
+        InfraFailure, match=r"the model endpoint http://127\.0\.0\.1:9/ rejected authentication"
+    ):
+        agent.output(ctx(tmp_path), parser, EXITED_1, URL)
     signals = RunSignals()
     signals.model_call_succeeded = True  # an earlier attempt of the run reached the model
-    out = agent.output(ctx(tmp_path, signals), parser, 1, [])
+    out = agent.output(ctx(tmp_path, signals), parser, EXITED_1, URL)
     assert out.error is not None and "authentication_failed" in out.error
 
 
 def test_an_api_error_after_a_model_turn_is_an_agent_error(tmp_path: Path) -> None:
     parser, _ = parse("claude_api_error_mid_run.jsonl")
     signals = RunSignals()
-    out = ClaudeCodeAgent({"model": "sonnet"}).output(ctx(tmp_path, signals), parser, 1, [])
+    out = ClaudeCodeAgent({"model": "sonnet"}).output(ctx(tmp_path, signals), parser, EXITED_1, URL)
     assert signals.model_call_succeeded is True
     assert out.error is not None and "rate_limit" in out.error
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pairbench.agents import AgentContext, InfraFailure, RunSignals, Transcript
-from pairbench.agents._codex import CodexAgent, mcp_overrides
+from pairbench.agents.codex._agent import CodexAgent, mcp_overrides
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 

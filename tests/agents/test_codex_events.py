@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from pairbench import SpecError
 from pairbench.agents import AgentContext, InfraFailure, RunSignals, Transcript
-from pairbench.agents._codex import CodexAgent, mcp_overrides, toml_value
-from pairbench.agents._codex_events import SOURCE, CodexEventParser
+from pairbench.agents.codex._agent import CodexAgent, mcp_overrides, toml_value
+from pairbench.agents.codex._events import SOURCE, CodexEventParser
 from pairbench.testing.fake_claude import RECORDED
 from pairbench.testing.fake_codex import overrides
 
@@ -101,13 +102,13 @@ def test_turn_failed_with_401_is_infra_before_any_success_then_agent_error() -> 
     assert parser.summary.metrics()["input_tokens"].provenance == "missing"
 
 
-def test_missing_executable_and_model_are_infra(tmp_path: Path) -> None:
-    with pytest.raises(InfraFailure, match=r"needs settings\.model"):
-        asyncio.run(CodexAgent({}).run(_ctx(tmp_path, RunSignals())))
+def test_bad_settings_are_spec_errors_and_a_missing_executable_is_infra(tmp_path: Path) -> None:
+    with pytest.raises(SpecError, match=r"agent\.settings\.model: is required"):
+        CodexAgent({})
+    with pytest.raises(SpecError, match="unknown setting 'temperature'"):
+        CodexAgent({"model": "m", "temperature": 0})
     with pytest.raises(InfraFailure, match="not found on the arm's PATH"):
         asyncio.run(CodexAgent({"model": "m"}).run(_ctx(tmp_path, RunSignals())))
-    with pytest.raises(InfraFailure, match="unknown setting"):
-        asyncio.run(CodexAgent({"model": "m", "temperature": 0}).run(_ctx(tmp_path, RunSignals())))
 
 
 def test_mcp_servers_become_toml_overrides_codex_can_read(tmp_path: Path) -> None:
@@ -122,7 +123,8 @@ def test_mcp_servers_become_toml_overrides_codex_can_read(tmp_path: Path) -> Non
             "web.site": {"type": "http", "url": "http://h/mcp", "headers": {"x-t": "a/1"}},
         }
     }
-    argv = CodexAgent({"model": "m"}).argv("codex", _ctx(tmp_path, RunSignals(), mcp))
+    ctx = _ctx(tmp_path, RunSignals(), mcp)
+    argv = CodexAgent({"model": "m"}).argv("codex", ctx, ctx.prompt)
     assert argv[:2] == ["codex", "exec"] and argv[-2:] == ["--", "-what?"]
     for flag in ("--json", "--skip-git-repo-check", "--ephemeral", "--ignore-user-config"):
         assert flag in argv
@@ -134,6 +136,7 @@ def test_mcp_servers_become_toml_overrides_codex_can_read(tmp_path: Path) -> Non
         "args": ["-m", "s"],
         "env": {"A": 'x"y'},
         "default_tools_approval_mode": "approve",
+        "required": True,
     }
     web = config["mcp_servers"]["web.site"]
     assert web["url"] == "http://h/mcp" and web["http_headers"] == {"x-t": "a/1"}

@@ -14,9 +14,9 @@ import pytest
 
 from pairbench._errors import SpecError
 from pairbench._template import render
-from pairbench.agents._openai import OpenAIAgent
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, RunSignals
 from pairbench.agents._transcript import Transcript
+from pairbench.agents.openai._agent import OpenAIAgent
 from pairbench.fixtures._mcp import McpSurface
 from pairbench.spec._models import McpServer
 from pairbench.studies.mcp_transports import STUDY

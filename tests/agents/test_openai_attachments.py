@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from pairbench._errors import SpecError
-from pairbench.agents._openai import OpenAIAgent
-from pairbench.agents._openai_attachments import Attachment, Attachments
 from pairbench.agents._protocol import AgentContext, AgentOutput
 from pairbench.agents._transcript import Transcript
+from pairbench.agents.openai._agent import OpenAIAgent
+from pairbench.agents.openai._attachments import Attachment, Attachments
 from pairbench.studies.webmcp_vs_pdf import PDF_PATH, PDF_SHA256, STUDY, score_answer
 from pairbench.testing.chat_double import ChatDouble, start_chat_double
 

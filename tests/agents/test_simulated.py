@@ -121,7 +121,12 @@ def test_a_bad_setting_fails_construction_naming_the_setting_and_the_fix(
 ) -> None:
     with pytest.raises(SpecError) as raised:
         SimulatedAgent(settings)
-    assert named in str(raised.value) and "fix it in experiment.yaml" in str(raised.value)
+    text = str(raised.value)
+    # A bad value's fix shows valid settings; an unknown key's names the allowed keys.
+    assert named in text
+    assert "fix it in experiment.yaml (e.g. settings: {success:" in text or (
+        "unknown setting" in text and "allowed keys: correlation, latency_ms" in text
+    )
 
 
 def test_run_answers_as_drawn_with_measured_metrics_and_a_transcript() -> None:

@@ -13,6 +13,7 @@ from pairbench.store._records import (
     Security,
     ToolCallTiming,
     TrialResult,
+    Usage,
     Validity,
 )
 
@@ -45,8 +46,14 @@ def make_result(
     metrics: bool = True,
     run_id: str = "run-1",
     agent_ms: Metric | None = None,
+    usage: Usage | None = None,
+    turns: Metric | None = None,
+    models: tuple[str, ...] = (),
 ) -> TrialResult:
-    """One trial record, with sensible defaults for everything a test does not care about."""
+    """One trial record, with sensible defaults for everything a test does not care about.
+
+    ``usage`` (from ``usage_metrics``) sets all six token metrics, overriding ``tokens``.
+    """
     missing = Metric.missing("scripted agent reports no usage")
     m = None
     if metrics:
@@ -65,12 +72,14 @@ def make_result(
                 for i, c in enumerate(calls)
             ],
             cold_start_ms=Metric.measured(5.0, "clock") if len(calls) > 1 else missing,
-            turns=Metric.measured(3, "agent"),
+            turns=turns or Metric.measured(3, "agent"),
             input_tokens=tokens or missing,
             output_tokens=tokens or missing,
             cost_usd=cost or missing,
             agent_ms=agent_ms or Metric.missing("the agent did not report its duration"),
         )
+        if usage is not None:
+            m = m.model_copy(update=usage._asdict())
     graded = outcome in ("passed", "failed", "parse_failure")
     return TrialResult(
         run_id=run_id,
@@ -91,6 +100,7 @@ def make_result(
         validity=None if valid is None else Validity(valid=valid),
         security=Security(prompt_injection_compliance=injection, secret_in_output=secret),
         final_answer=final_answer,
+        models_seen=list(models),
     )
 
 

@@ -36,7 +36,9 @@ def test_metrics_match_independent_medians_and_order_statistics() -> None:
     s = build_summary(make_planted_run(), results, [])
     p = _pair(s, "control", "treatment")
     assert list(p["metrics"]) == [
-        "wall_ms", "tool_client_ms", "agent_ms", "input_tokens", "output_tokens", "cost_usd",
+        "wall_ms", "tool_client_ms", "agent_ms", "turns", "input_tokens",
+        "uncached_input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+        "output_tokens", "total_tokens", "cost_usd",
     ]  # fmt: skip
     a, b = _by_key(results, "control"), _by_key(results, "treatment")
     keys = sorted(a)
@@ -60,7 +62,10 @@ def test_metrics_match_independent_medians_and_order_statistics() -> None:
     cost = p["metrics"]["cost_usd"]
     assert cost["n_missing"] == 30 and cost["median_a"]["estimate"] is None  # never 0
     assert cost["median_paired_difference"]["estimate"] is None
-    assert "Not measured in any pair: Cost." in render_markdown(s)
+    assert (
+        "Not measured in any pair: Uncached input tokens, Cache-creation input tokens, "
+        "Cache-read input tokens, Total tokens, Cost." in render_markdown(s)
+    )
 
 
 def test_estimated_values_are_kept_apart() -> None:

@@ -18,7 +18,7 @@ from pairbench._errors import RunDirError
 from pairbench.report import build_summary, summarize
 from pairbench.schedule._plan import TrialKey
 from pairbench.store import Journal, RunDir, TrialTable, load_run, load_table, trial_row
-from pairbench.store._records import Metric, TrialResult
+from pairbench.store._records import Metric, TrialResult, usage_metrics
 
 
 def _same(a: TrialTable, b: TrialTable) -> None:
@@ -194,3 +194,81 @@ def test_a_record_with_a_negative_trial_index_is_refused() -> None:
 def test_load_table_refuses_a_folder_that_is_not_a_run(tmp_path: Path) -> None:
     with pytest.raises(RunDirError, match="not a pairbench run directory"):
         load_table(tmp_path)
+
+
+SPLIT = ("uncached_input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+NEW_COLUMNS = (*SPLIT, "total_tokens")
+PREDATES = "not recorded: the record predates this metric"
+
+
+def _with_usage() -> list[TrialResult]:
+    usage = usage_metrics(
+        source="provider usage", uncached=12, cache_creation=300, cache_read=4000, output=55
+    )
+    return [
+        make_result("a", "t", 0, usage=usage, models=("model-x",)),
+        make_result("a", "t", 1),  # no usage reported: missing, never 0
+    ]
+
+
+def test_usage_split_and_models_round_trip_through_the_row_and_trials_npz(
+    tmp_path: Path,
+) -> None:
+    results = _with_usage()
+    row = json.loads(json.dumps(trial_row(results[0], kept=False)))  # as the journal stores it
+    assert (row["input_tokens"], row["total_tokens"]) == (4312.0, 4367.0)
+    assert [row[n] for n in SPLIT] == [12.0, 300.0, 4000.0]
+    assert row["cache_read_input_tokens_prov"] == "measured"
+    assert row["cache_read_input_tokens_note"] == "provider usage"
+    assert json.loads(row["models"]) == ["model-x"]
+    bare = trial_row(results[1], kept=False)
+    assert all(bare[n] is None for n in NEW_COLUMNS) and bare["models"] is None
+    table = TrialTable.from_rows([row, json.loads(json.dumps(bare))])
+    path = tmp_path / "trials.npz"
+    path.write_bytes(table.to_bytes({}))
+    with np.load(path, allow_pickle=False) as data:
+        back, _ = TrialTable.from_npz(data)
+    _same(table, back)
+    for name in NEW_COLUMNS:
+        assert not np.isnan(back.columns[name][0]), name
+        assert np.isnan(back.columns[name][1]), name  # missing is NaN, never 0
+    assert back.strings("models") == ['["model-x"]', None]
+    assert back.strings("total_tokens_prov") == ["measured", "missing"]
+
+
+def test_a_trials_npz_from_before_the_new_columns_loads_them_as_missing(tmp_path: Path) -> None:
+    path, _ = _stored_run(tmp_path, rows=True)
+    load_table(path)
+    # Rewrite the cache as an older pairbench wrote it: no usage split, total or models.
+    cache = path / "trials.npz"
+    gone = {"models", *NEW_COLUMNS, *(f"{n}_{p}" for n in NEW_COLUMNS for p in ("prov", "note"))}
+    with np.load(cache, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files if k.removeprefix("col.") not in gone}
+        meta = json.loads(bytes(data["meta"]).decode("utf-8"))
+    meta["categories"] = {k: v for k, v in meta["categories"].items() if k not in gone}
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8)
+    np.savez(cache, **arrays)
+    old = load_table(path)
+    assert old.source == "trials.npz"  # the journal has not grown: the old cache is used
+    for name in NEW_COLUMNS:
+        assert np.isnan(old.table.columns[name]).all(), name
+        assert (old.table.columns[f"{name}_prov"] == -1).all()
+    assert (old.table.columns["models"] == -1).all()
+    summary = summarize(old.info, old.table)
+    cost = summary["cost"][1]["total_tokens"]  # local-stdio: every trial had metrics
+    assert cost["measured"]["n"] == 0 and cost["measured"]["median"] is None
+    assert cost["missing"]["reasons"] == {PREDATES: cost["missing"]["n"]}
+    assert all(a["models_seen"] == [] for a in summary["run"]["arm_identities"])
+
+
+def test_journal_rows_from_before_the_new_columns_load_them_as_missing(tmp_path: Path) -> None:
+    rows = [trial_row(r, kept=False) for r in _with_usage()]
+    for row in rows:
+        row.pop("models")
+        for name in NEW_COLUMNS:
+            for key in (name, f"{name}_prov", f"{name}_note"):
+                row.pop(key)
+    table = TrialTable.from_rows(rows)
+    for name in NEW_COLUMNS:
+        assert np.isnan(table.columns[name]).all()
+    assert table.columns["input_tokens"][0] == 4312.0  # the columns it had are kept

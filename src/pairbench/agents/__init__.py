@@ -1,6 +1,5 @@
 """Agent adapters: the protocol, the scrubbed environment and the built-in adapters."""
 
-from pairbench.agents._command import CommandAgent
 from pairbench.agents._env import BASE_ALLOW, scrubbed_env
 from pairbench.agents._protocol import (
     Agent,
@@ -13,6 +12,7 @@ from pairbench.agents._protocol import (
 from pairbench.agents._scripted import ScriptedAgent
 from pairbench.agents._simulated import SimulatedAgent
 from pairbench.agents._transcript import Transcript
+from pairbench.agents.command import CommandAgent
 
 __all__ = [
     "BASE_ALLOW",

@@ -17,12 +17,15 @@ def scrubbed_env(
     allow: Iterable[str] = (),
     source: Mapping[str, str] | None = None,
     create: bool = True,
+    tmp: Path | None = None,
 ) -> dict[str, str]:
     """An allow-listed copy of ``source`` (default ``os.environ``) plus ``declared`` values.
 
     ``HOME`` and ``TMPDIR`` point inside ``workdir`` so an agent's config and caches are
     isolated per attempt and never read the harness user's files. ``create=False`` names
     them without making them (for an in-process agent that never starts a process).
+    ``tmp`` puts ``TMPDIR`` elsewhere: a short folder (Unix socket paths hold 108 bytes, and
+    a browser or server binding one under a deep run folder fails).
 
     >>> env = scrubbed_env(Path("/tmp/w"), source={"PATH": "/bin", "API_KEY": "x"})
     >>> sorted(env)
@@ -31,7 +34,7 @@ def scrubbed_env(
     base = os.environ if source is None else source
     env = {name: base[name] for name in (*BASE_ALLOW, *allow) if name in base}
     home = workdir / "home"
-    tmp = workdir / "tmp"
+    tmp = workdir / "tmp" if tmp is None else tmp
     if create:
         home.mkdir(parents=True, exist_ok=True)
         tmp.mkdir(parents=True, exist_ok=True)

@@ -79,11 +79,32 @@ class AgentOutput:
         default_factory=lambda: Metric.missing("the agent did not report its duration")
     )
     input_tokens: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
+    """Every input token the model read, cache traffic included: ``uncached_input_tokens +
+    cache_creation_input_tokens + cache_read_input_tokens`` (build all six usage metrics
+    with ``pairbench.store.usage_metrics``)."""
     output_tokens: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
+    uncached_input_tokens: Metric = field(
+        default_factory=lambda: Metric.missing("no model usage reported")
+    )
+    """Input tokens neither written to nor read from a prompt cache (when the provider does
+    not report cache writes: every input token not read from the cache)."""
+    cache_creation_input_tokens: Metric = field(
+        default_factory=lambda: Metric.missing("no model usage reported")
+    )
+    """Input tokens written to a prompt cache."""
+    cache_read_input_tokens: Metric = field(
+        default_factory=lambda: Metric.missing("no model usage reported")
+    )
+    """Input tokens read from a prompt cache."""
+    total_tokens: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
+    """``input_tokens + output_tokens``."""
     cost_usd: Metric = field(default_factory=lambda: Metric.missing("no model usage reported"))
     simulated: bool = False
     seeding: Seeding | None = None
     """Seed evidence from the request bodies actually sent (None: the adapter has no model)."""
+    models: tuple[str, ...] = ()
+    """The model id each model request reported, in request order (repeats allowed); the
+    result keeps the distinct ones as ``TrialResult.models_seen``."""
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ from typing import Any
 
 from pairbench._template import render
 from pairbench.agents._protocol import AgentContext, AgentOutput, ToolSession
-from pairbench.store._records import Metric
+from pairbench.store._records import Metric, usage_metrics
 
 _NO_MODEL = "the scripted agent has no model, so nothing was measured"
 
@@ -49,6 +49,8 @@ class ScriptedAgent:
 
     uses_workdir = False
     """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
+    receives = frozenset({"mcp", "webmcp"})
+    """A plan calls tools; it reads no attachment (``check`` refuses an arm that has one)."""
 
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
         self.settings = dict(settings or {})
@@ -75,8 +77,7 @@ class ScriptedAgent:
         return AgentOutput(
             final_answer=text,
             turns=Metric.measured(calls + 1, "scripted plan steps"),
-            input_tokens=Metric.missing(_NO_MODEL),
-            output_tokens=Metric.missing(_NO_MODEL),
+            **usage_metrics(source="scripted agent", missing=_NO_MODEL)._asdict(),
             cost_usd=Metric.missing(_NO_MODEL),
         )
 

@@ -43,12 +43,12 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from pairbench._errors import SpecError
 from pairbench._model import Frozen
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
-from pairbench.store._records import Metric
+from pairbench.agents._settings import AdapterSettings
+from pairbench.store._records import Metric, usage_metrics
 
 SOURCE = "simulated agent (seeded)"
 PASS, FAIL = "PASS", "FAIL"
@@ -81,8 +81,13 @@ class TokenModel(Frozen):
     cost_per_1k: CostPer1k | None = None
 
 
-class SimulatedSettings(Frozen):
+class SimulatedSettings(AdapterSettings):
     """The simulated agent's settings, validated (unknown keys are an error)."""
+
+    example = (
+        "{success: {baseline: 0.55, candidate: 0.75}, correlation: 0.6, "
+        "latency_ms: {baseline: {median: 1200, sigma: 0.4}}}"
+    )
 
     success: dict[str, Probability | dict[str, Probability]]
     """Pass probability per arm, or per arm and task (``"*"`` is the arm's default)."""
@@ -92,22 +97,6 @@ class SimulatedSettings(Frozen):
     tokens: dict[str, TokenModel] = Field(default_factory=dict)
     realtime: bool = False
     time_scale: float = Field(default=1.0, gt=0)
-
-    @classmethod
-    def parse(cls, settings: Mapping[str, Any]) -> SimulatedSettings:
-        """Validate ``agent.settings``; a bad value raises ``SpecError`` naming it and the fix."""
-        try:
-            return cls.model_validate(dict(settings))
-        except ValidationError as exc:
-            problems = []
-            for err in exc.errors():
-                where = ".".join(str(part) for part in err["loc"]) or "settings"
-                problems.append(
-                    f"simulated agent: agent.settings.{where}: {err['msg']}; fix it in "
-                    "experiment.yaml (e.g. success: {baseline: 0.55, candidate: 0.75}, "
-                    "correlation: 0.6, latency_ms: {baseline: {median: 1200, sigma: 0.4}})"
-                )
-            raise SpecError(problems) from None
 
     def probability(self, arm: str, task: str) -> float:
         """The pass probability of ``task`` in ``arm``; ``LookupError`` names the fix."""
@@ -192,6 +181,7 @@ class SimulatedAgent:
 
     uses_workdir = False
     """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
+    Settings = SimulatedSettings
 
     simulated = True
     """Runs with this adapter are labelled simulated (``run.json``'s ``agent_simulated``)."""
@@ -259,8 +249,9 @@ class SimulatedAgent:
             final_answer=answer,
             turns=Metric.measured(1, SOURCE),
             agent_ms=agent_ms,
-            input_tokens=n_in,
-            output_tokens=n_out,
+            **usage_metrics(
+                source=SOURCE, total_input=n_in, output=n_out, missing="no cache split simulated"
+            )._asdict(),
             cost_usd=cost,
             simulated=True,
         )

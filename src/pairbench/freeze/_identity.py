@@ -55,24 +55,81 @@ def package_versions() -> dict[str, str | None]:
     return found
 
 
+def _adapter_identity(
+    adapter: str, settings: dict[str, Any], env: dict[str, str]
+) -> dict[str, Any]:
+    """What the adapter itself says of an arm (tool discovery, pinned env, its CLI's version)."""
+    from pairbench import _registry
+
+    try:
+        cls = _registry.load("agents", adapter)
+    except Exception:
+        return {}
+    describe = getattr(cls, "describe", None)
+    found: dict[str, Any] = dict(describe(settings, env)) if callable(describe) else {}
+    version_args = getattr(cls, "version_args", None)
+    if version_args:
+        found["agent_version"] = _cli_version(str(settings.get("executable") or ""), env, cls)
+    return found
+
+
+def _cli_version(executable: str, env: dict[str, str], cls: Any) -> str | None:
+    """``<cli> --version`` as the arm would run it (its PATH), or None when it cannot run."""
+    import os
+    import shutil
+
+    name = executable or {"ClaudeCodeAgent": "claude", "CodexAgent": "codex"}.get(cls.__name__, "")
+    path = env.get("PATH", os.environ.get("PATH", ""))
+    exe = name if os.sep in name else shutil.which(name, path=path)
+    if not exe:
+        return None
+    try:
+        done = subprocess.run(
+            [exe, *cls.version_args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            env={"PATH": path, "HOME": os.environ.get("HOME", "/")},
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
 def arm_identities(loaded: LoadedExperiment) -> dict[str, Any]:
-    """Each arm's agent, model, effective settings, tool discovery mode and pinned env."""
+    """Each arm's agent, model, effective settings, tool discovery mode and pinned env.
+
+    ``tool_discovery`` is what the adapter pins (Claude Code's ``ENABLE_TOOL_SEARCH``), or
+    says does not apply; ``agent_version`` is a CLI adapter's ``--version`` output.
+    """
     exp = loaded.experiment
     out: dict[str, Any] = {}
+    versions: dict[tuple[str, str, str], Any] = {}
     for name, arm in exp.arms.items():
         agent = exp.arm_agent(name)
         settings = dict(agent.settings)
+        env = dict(agent.env)
+        key = (agent.adapter, repr(sorted(settings.items())), repr(sorted(env.items())))
+        if key not in versions:
+            versions[key] = _adapter_identity(agent.adapter, settings, env)
+        described = versions[key]
         out[name] = {
             "agent": agent.adapter,
             "model": settings.get("model"),
             "settings": settings,
             "tools": arm.tools if arm.tools == "none" else arm.tools.model_dump(mode="json"),
-            "tool_discovery": agent.env.get(
-                "ENABLE_TOOL_SEARCH", settings.get("tool_search", "unpinned")
+            "tool_discovery": described.get(
+                "tool_discovery",
+                env.get("ENABLE_TOOL_SEARCH", settings.get("tool_search", "unpinned")),
             ),
-            "env": dict(agent.env),
+            "env": env,
             "source": arm.source,
         }
+        for extra in ("pinned_env", "agent_version"):
+            if extra in described:
+                out[name][extra] = described[extra]
     return out
 
 

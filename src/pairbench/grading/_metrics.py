@@ -78,4 +78,8 @@ def compute_metrics(
         input_tokens=output.input_tokens if output else missing,
         output_tokens=output.output_tokens if output else missing,
         cost_usd=output.cost_usd if output else missing,
+        uncached_input_tokens=output.uncached_input_tokens if output else missing,
+        cache_creation_input_tokens=output.cache_creation_input_tokens if output else missing,
+        cache_read_input_tokens=output.cache_read_input_tokens if output else missing,
+        total_tokens=output.total_tokens if output else missing,
     )

@@ -126,3 +126,19 @@ def cost_metric(c: Mapping[str, Any], digits: int) -> str:
     if miss["n"]:
         parts.append(f"missing in {miss['n']} trials ({'; '.join(miss['reasons'])})")
     return "; ".join(parts)
+
+
+def median_by_provenance(c: Mapping[str, Any], digits: int) -> str:
+    """A per-arm median, measured and estimated apart: ``1,234 (n=10)``,
+    ``estimated 50 (n=2)``, ``not measured (reason)``; never a pooled median."""
+    meas, est, miss = c["measured"], c["estimated"], c["missing"]
+    if not meas["n"] and not est["n"]:
+        return f"not measured ({'; '.join(miss['reasons']) or 'no trials'})"
+    parts = []
+    if meas["n"]:
+        parts.append(f"{number(meas['median'], digits=digits)} (n={meas['n']})")
+    if est["n"]:
+        parts.append(f"estimated {number(est['median'], digits=digits)} (n={est['n']})")
+    if miss["n"]:
+        parts.append(f"missing in {miss['n']}")
+    return "; ".join(parts)

@@ -28,10 +28,17 @@ METRICS: dict[str, MetricInfo] = {
     "wall_ms": MetricInfo("Wall time", "ms", True),
     "tool_client_ms": MetricInfo("Per-trial median tool-call client latency", "ms", False),
     "agent_ms": MetricInfo("Agent-reported duration", "ms", True),
+    "turns": MetricInfo("Turns", "turns", False),
     "input_tokens": MetricInfo("Input tokens", "tokens", False),
+    "uncached_input_tokens": MetricInfo("Uncached input tokens", "tokens", False),
+    "cache_creation_input_tokens": MetricInfo("Cache-creation input tokens", "tokens", False),
+    "cache_read_input_tokens": MetricInfo("Cache-read input tokens", "tokens", False),
     "output_tokens": MetricInfo("Output tokens", "tokens", False),
+    "total_tokens": MetricInfo("Total tokens", "tokens", False),
     "cost_usd": MetricInfo("Cost", "USD", False),
 }
+"""Compared between arms, in this order. Input tokens are every input token the model read
+(uncached + cache creation + cache read); total tokens are input + output."""
 
 
 class Values(NamedTuple):

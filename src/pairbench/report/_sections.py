@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -163,7 +164,20 @@ def security(frame: Frame) -> list[dict[str, Any]]:
     return out
 
 
-COST_METRICS = ("input_tokens", "output_tokens", "cost_usd")
+COST_METRICS = (
+    "input_tokens",
+    "uncached_input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cost_usd",
+    "turns",
+)
+"""Summarised per arm by provenance: model usage, cost and the agent's turns."""
+
+
+PREDATES = "not recorded: the record predates this metric"
 
 
 def _notes(frame: Frame, name: str, rows: npt.NDArray[np.int64]) -> list[str]:
@@ -181,27 +195,34 @@ def _cost_metric(frame: Frame, rows: npt.NDArray[np.int64], name: str) -> dict[s
     estimated = has & (prov == table.code_of(f"{name}_prov", "estimated"))
     missing = rows[~measured & ~estimated]
     reasons: dict[str, int] = {}
-    no_metrics = int((table.columns[f"{name}_prov"][missing] < 0).sum())
+    absent = table.columns[f"{name}_prov"][missing] < 0
+    had_metrics = table.columns["metrics"][missing]
+    no_metrics = int((absent & ~had_metrics).sum())
     if no_metrics:
         reasons["no metrics recorded"] = no_metrics
+    # A row with metrics but no value for this one was written before the metric existed.
+    predates = int((absent & had_metrics).sum())
+    if predates:
+        reasons[PREDATES] = predates
     codes, counts = np.unique(table.columns[f"{name}_note"][missing], return_counts=True)
     cats = table.categories[f"{name}_note"]
     for code, count in zip(codes.tolist(), counts.tolist(), strict=True):
         if code >= 0:
             reasons[cats[code]] = reasons.get(cats[code], 0) + count
-    # Measured and estimated values are kept apart: their sum would be neither. Totals add
-    # in record order, as a reader re-adding the stored values would.
+    # Measured and estimated values are kept apart: their sum would be neither. Totals are
+    # correctly rounded sums (fsum): the same whatever order the records were committed in
+    # (journal rows come in completion order, result files in path order).
     m, e = value[measured], value[estimated]
     return {
         "measured": {
             "n": len(m),
-            "total": sum(m.tolist()) if len(m) else None,
+            "total": math.fsum(m.tolist()) if len(m) else None,
             "median": median_or_none(m),
             "sources": _notes(frame, name, rows[measured]),
         },
         "estimated": {
             "n": len(e),
-            "total": sum(e.tolist()) if len(e) else None,
+            "total": math.fsum(e.tolist()) if len(e) else None,
             "median": median_or_none(e),
             "estimators": _notes(frame, name, rows[estimated]),
         },
@@ -210,7 +231,8 @@ def _cost_metric(frame: Frame, rows: npt.NDArray[np.int64], name: str) -> dict[s
 
 
 def cost(frame: Frame) -> list[dict[str, Any]]:
-    """Per arm: tokens and cost, split by provenance."""
+    """Per arm: tokens (all input, its cache split, output, total), cost and turns, split by
+    provenance."""
     return [
         {
             "arm": arm,

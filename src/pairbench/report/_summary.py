@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pairbench.report import _sections
+from pairbench.report._arms import arm_identities
 from pairbench.report._common import CONFIDENCE, proportion
 from pairbench.report._frame import Frame, build_frame
 from pairbench.report._metric_values import METRICS, metric_values
@@ -161,6 +162,7 @@ def summarize(
             "ended_at": run.get("ended_at"),
             "simulated": simulated,
             "arms": arms,
+            "arm_identities": arm_identities(frame),
             "comparisons": [list(c) for c in run.get("comparisons", [])],
             **run_provenance(run),
         },

@@ -135,7 +135,9 @@ def build_view(s: Mapping[str, Any]) -> View:
         title += " (SIMULATED)"
     if s["empty"]:
         return View(title, meta, run["simulated"], True, [])
+    identities = ops.arms(s)
     sections = [
+        *([identities] if identities else []),
         _outcomes(s),
         vp.success(s),
         vm.metrics(s, conditional=False),
@@ -145,6 +147,7 @@ def build_view(s: Mapping[str, Any]) -> View:
         ops.transport(s),
         ops.security(s),
         ops.cost(s),
+        ops.usage(s),
         ops.seeding(s),
         ops.attention(s),
     ]

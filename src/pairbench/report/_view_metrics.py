@@ -8,7 +8,7 @@ from typing import Any
 from pairbench.report import _format as f
 from pairbench.report._doc import Section, Table
 
-DIGITS = {"ms": 1, "tokens": 0, "USD": 4}
+DIGITS = {"ms": 1, "tokens": 0, "turns": 0, "USD": 4}
 HEADERS = [
     "Pair (A vs B)",
     "Metric",

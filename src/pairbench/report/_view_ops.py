@@ -77,6 +77,62 @@ def cost(s: Mapping[str, Any]) -> Section:
     )
 
 
+USAGE_COLUMNS = (
+    ("turns", "Turns"),
+    ("input_tokens", "Input tokens (all)"),
+    ("uncached_input_tokens", "Uncached input"),
+    ("cache_creation_input_tokens", "Cache creation"),
+    ("cache_read_input_tokens", "Cache read"),
+    ("output_tokens", "Output tokens"),
+    ("total_tokens", "Total tokens"),
+)
+
+
+def usage(s: Mapping[str, Any]) -> Section:
+    """Per arm: median turns and tokens, the input split into its cache parts."""
+    rows = [
+        [c["arm"], *(f.median_by_provenance(c[name], 0) for name, _ in USAGE_COLUMNS)]
+        for c in s["cost"]
+    ]
+    return Section(
+        "Usage and turns by arm",
+        [
+            Table(["Arm", *(label for _, label in USAGE_COLUMNS)], rows),
+            "Per-trial medians over scored trials (n: trials with a value). Input tokens are "
+            "every input token the model read: uncached + cache creation + cache read; total "
+            "tokens are input + output. Measured and estimated values are shown apart and never "
+            "pooled; a missing value is never read as 0.",
+        ],
+    )
+
+
+def arms(s: Mapping[str, Any]) -> Section | None:
+    """Who ran each arm: agent, model, tool-discovery mode, agent version, models seen."""
+    idents = s["run"].get("arm_identities")
+    if not idents:
+        return None
+    versions = any(x["agent_version"] is not None for x in idents)
+    headers = ["Arm", "Agent", "Model", "Tool discovery"]
+    headers += ["Agent version"] if versions else []
+    headers.append("Models seen")
+    rows = []
+    for x in idents:
+        row = [x["arm"], *(x[k] or "not recorded" for k in ("agent", "model", "tool_discovery"))]
+        row += [x["agent_version"] or "not recorded"] if versions else []
+        row.append(", ".join(x["models_seen"]) or "none reported")
+        rows.append(row)
+    return Section(
+        "Arms",
+        [
+            Table(headers, rows),
+            "Tool discovery is how the arm's agent is offered its tools, as run.json records it "
+            '(for Claude Code, ENABLE_TOOL_SEARCH: "false" offers every tool directly rather '
+            "than through a tool search). Models seen are the model ids the agent's requests "
+            "reported.",
+        ],
+    )
+
+
 def attention(s: Mapping[str, Any]) -> Section:
     a = s["attention"]
     planned = a["planned_trials"] or a["recorded_trials"]

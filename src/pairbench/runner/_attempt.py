@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +27,7 @@ from pairbench.grading._security import assess_security
 from pairbench.grading._validity import classify_validity
 from pairbench.runner._context import RunContext
 from pairbench.schedule._plan import Pair, TrialKey
-from pairbench.spec._models import McpServer
+from pairbench.spec._models import McpServer, WebMcpPage
 from pairbench.store._records import Grade, Outcome, TrialResult
 
 
@@ -61,7 +63,7 @@ def premake_folders(rc: RunContext, key: TrialKey, attempt: int) -> None:
     work = rc.run_dir.path / "work" / rc.run_dir.fixture_rel(key, attempt)
     folders = [rc.run_dir.transcript_path(key).parent]
     if rc.uses_workdir(key.arm):
-        folders += [work / "home", work / "tmp"]
+        folders += [work / "home"]
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
 
@@ -70,12 +72,36 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
+def short_tmp() -> Path:
+    """A new private temp folder with a short path, for one attempt's agent and servers.
+
+    Unix socket paths hold 108 bytes: Chromium (and any server binding a socket in
+    ``TMPDIR``) fails under a deep run folder, so TMPDIR is never inside the run folder.
+    """
+    base = tempfile.gettempdir()
+    return Path(tempfile.mkdtemp(prefix="pb-", dir=base if len(base) <= 24 else "/tmp"))
+
+
 async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -> AttemptRecord:
     """Execute one attempt; never raises for agent or infra failures (they become outcomes).
 
     Cancellation (Ctrl-C, SIGTERM) propagates after the attempt is recorded as
     ``interrupted`` in the returned record attached to the exception (``exc.record``).
+    The attempt's short temp folder (see ``short_tmp``) is removed afterwards.
     """
+    arm = rc.loaded.experiment.arms[key.arm]
+    needs_tmp = rc.uses_workdir(key.arm) or (arm.tools != "none" and bool(arm.tools.mcp))
+    tmp = short_tmp() if needs_tmp else None
+    try:
+        return await _attempt(rc, key, pair, attempt, tmp)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def _attempt(
+    rc: RunContext, key: TrialKey, pair: Pair, attempt: int, tmp: Path | None
+) -> AttemptRecord:
     exp = rc.loaded.experiment
     task = exp.task(key.task)
     arm = exp.arms[key.arm]
@@ -96,7 +122,11 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         transcript = Transcript(rc.run_dir.working_transcript(key, attempt))
         try:
             env = scrubbed_env(
-                workdir, declared=agent_spec.env, allow=agent_spec.env_allow, create=make
+                workdir,
+                declared=agent_spec.env,
+                allow=agent_spec.env_allow,
+                create=make,
+                tmp=None if tmp is None or not make else tmp / "a",
             )
         except Exception as exc:  # reported as an infra attempt below
             return workdir, transcript, exc
@@ -132,10 +162,15 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
 
     fixture = rc.fixture(task.fixture) if task.fixture else None
     try:
+        attachments = [rc.loaded.resolve(rel) for rel in arm.attachments]
         content = fixture.content(pair.seed) if fixture else {}
         probes = fixture.probes(content) if fixture else []
-        values = {"fixture": content, "seed": pair.seed}
-        prompt = str(render(rc.text(task.prompt), values))
+        # ${attachments}: the attachments' file names, as a CLI agent finds them in its
+        # working folder (an in-process adapter hands the files over itself).
+        names = ", ".join(p.name for p in attachments)
+        values = {"fixture": content, "seed": pair.seed, "attachments": names}
+        raw_prompt = rc.text(task.prompt)
+        prompt = str(render(raw_prompt, values))
         plan = rc.plan(task.plan) if task.plan else None
         if isinstance(prepared, Exception):
             raise prepared
@@ -147,10 +182,18 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
 
     warm = rc.warm_urls.get(key.arm, {})
     # Per-trial servers get their own HOME and TMPDIR; without servers, no folders for them.
-    server_env = await asyncio.to_thread(scrubbed_env, workdir / "servers") if servers else {}
+    server_tmp = None if tmp is None else tmp / "s"
+    server_env = (
+        await asyncio.to_thread(scrubbed_env, workdir / "servers", tmp=server_tmp)
+        if servers or (pages and make)
+        else {}
+    )
     try:
-        attachments = [rc.loaded.resolve(rel) for rel in arm.attachments]
-    except ValueError as exc:
+        # Pages reach a subprocess agent through the bridge; an in-process one opens them.
+        mcp_config = _client_config(
+            servers, pages if make else {}, warm, pair.seed, fixture_dir, rel, server_env
+        )
+    except FixtureError as exc:
         return record("infra", f"preparing the attempt failed: {exc}")
     if attachments:
         transcript.emit("attachments", files=list(arm.attachments))
@@ -189,10 +232,11 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         timeout_s=exp.budget.trial_timeout_s,
         has_tools=bool(servers or pages),
         open_tools=open_tools if servers or pages else None,
-        mcp_config=_client_config(servers, warm, pair.seed, fixture_dir, rel, server_env),
+        mcp_config=mcp_config,
         plan=plan,
         signals=rc.signals,
         attachments=attachments,
+        extra={"prompt_names_attachments": "${attachments}" in raw_prompt},
     )
     t0 = time.perf_counter()
     output: AgentOutput | None = None
@@ -204,7 +248,11 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         reason = f"hit the {exp.budget.trial_timeout_s:g} s trial timeout"
     except (FixtureError, InfraFailure) as exc:
         transcript.emit("error", message=str(exc))
-        return record("infra", str(exc))
+        # Kept with its metrics: a server that failed to connect is still a result of the
+        # transport table, even though the attempt itself is re-run.
+        wall = (time.perf_counter() - t0) * 1000
+        metrics = compute_metrics(wall, transcript.events, None, None)
+        return record("infra", str(exc), metrics=metrics)
     except asyncio.CancelledError:
         transcript.emit("error", message="interrupted")
         raise
@@ -245,6 +293,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         ),
         final_answer=final,
         seeding=output.seeding if output else None,
+        models_seen=list(dict.fromkeys(output.models)) if output else [],
     )
 
 
@@ -255,15 +304,22 @@ def _probe_label(labels: dict[str, str | int]) -> str | None:
 
 def _client_config(
     servers: dict[str, McpServer],
+    pages: dict[str, WebMcpPage],
     warm: dict[str, str],
     seed: int,
     fixture_dir: Path,
     rel: str,
     env: dict[str, str],
 ) -> dict[str, Any] | None:
-    """The arm's servers as a Claude-Code-style config for subprocess agents (None: none)."""
-    if not servers:
+    """The arm's servers and pages (through the WebMCP bridge) as a Claude-Code-style config
+    for subprocess agents (None: the arm has neither)."""
+    if not servers and not pages:
         return None
+    from pairbench.fixtures._bridge_config import bridge_config
     from pairbench.fixtures._mcp import mcp_client_config
 
-    return mcp_client_config(servers, warm, seed, fixture_dir, rel, env)
+    config = mcp_client_config(servers, warm, seed, fixture_dir, rel, env) if servers else {}
+    found: dict[str, Any] = dict(config.get("mcpServers") or {})
+    if pages:
+        found |= bridge_config(pages, warm, seed, fixture_dir, rel, env)
+    return {"mcpServers": found}

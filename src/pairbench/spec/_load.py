@@ -10,7 +10,8 @@ from pathlib import Path, PureWindowsPath
 from typing import Any, NamedTuple
 
 from pairbench._errors import SpecError
-from pairbench._registry import names
+from pairbench._registry import load, names
+from pairbench.agents._settings import settings_problems
 from pairbench.spec._canonical import canonical_hash
 from pairbench.spec._explain import _model_problems
 from pairbench.spec._models import Experiment
@@ -51,6 +52,10 @@ def _semantic(
     agents += [(("arms", a, "agent"), _get(arm, ("agent",))) for a, arm in (arms or {}).items()]
     for where, agent in agents:
         yield from _registered(registry, "agents", (*where, "adapter"), _get(agent, ("adapter",)))
+        yield from _settings(registry, where, agent)
+    for a, arm in (arms or {}).items():
+        own = _get(arm, ("agent",))
+        yield from _surfaces(registry, a, arm, own if own is not None else data.get("agent"))
     yield from _named_file(root, ("protocol",), data.get("protocol"))
     files = data.get("files")
     for i, rel in enumerate(files if isinstance(files, list) else []):
@@ -95,6 +100,64 @@ def _attachments(root: Path, arm: str, attachments: Any, files: Any) -> Iterator
         if not problems and isinstance(rel, str) and rel and rel not in locked:
             message = f"attachment '{rel}' is not listed in 'files', so its bytes are not locked"
             yield where, message, f"add '{rel}' to the experiment's 'files'"
+
+
+def _adapter_class(registry: Mapping[str, Collection[str]], agent: Any) -> type | None:
+    """The adapter class an agent entry names, when it is registered and loads."""
+    name = _get(agent, ("adapter",))
+    if not isinstance(name, str) or name not in registry.get("agents", ()):
+        return None
+    try:
+        loaded = load("agents", name)
+    except Exception:  # a plugin that cannot load is reported when the run starts
+        return None
+    return loaded if isinstance(loaded, type) else None
+
+
+def _settings(
+    registry: Mapping[str, Collection[str]], where: tuple[Part, ...], agent: Any
+) -> Iterator[Found]:
+    """The agent's ``settings`` against its adapter's declared settings model."""
+    cls = _adapter_class(registry, agent) if isinstance(agent, dict) else None
+    if cls is None:
+        return
+    for path, message, fix in settings_problems(cls, agent.get("settings") or {}):
+        adapter = agent.get("adapter")
+        yield (*where, "settings", *path), f"{adapter}: {message}", fix
+
+
+_SURFACES = {
+    "mcp": "MCP servers (tools.mcp)",
+    "webmcp": "WebMCP pages (tools.webmcp)",
+    "attachments": "attachments",
+}
+
+
+def _surfaces(
+    registry: Mapping[str, Collection[str]], name: str, arm: Any, agent: Any
+) -> Iterator[Found]:
+    """An arm whose surface its adapter cannot receive would silently lose the treatment."""
+    cls = _adapter_class(registry, agent)
+    receives = getattr(cls, "receives", None)
+    if cls is None or receives is None:
+        return
+    wanted: dict[str, tuple[Part, ...]] = {}
+    tools = _get(arm, ("tools",))
+    for kind in ("mcp", "webmcp"):
+        if isinstance(tools, dict) and tools.get(kind):
+            wanted[kind] = ("arms", name, "tools", kind)
+    if _get(arm, ("attachments",)):
+        wanted["attachments"] = ("arms", name, "attachments")
+    adapter = _get(agent, ("adapter",))
+    able = ", ".join(_SURFACES[k] for k in sorted(receives)) or "nothing"
+    for kind, where in wanted.items():
+        if kind not in receives:
+            yield (
+                where,
+                f"the {adapter} agent cannot receive {_SURFACES[kind]}, so this arm would "
+                "run without its treatment",
+                f"use an adapter that can (this one receives: {able}), or remove them",
+            )
 
 
 def _comparisons(comparisons: Any, arms: dict[str, Any] | None) -> Iterator[Found]:

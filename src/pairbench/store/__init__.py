@@ -16,7 +16,9 @@ from pairbench.store._records import (
     Seeding,
     ToolCallTiming,
     TrialResult,
+    Usage,
     Validity,
+    usage_metrics,
 )
 from pairbench.store._row import trial_row
 from pairbench.store._run_dir import RunDir, new_run_id
@@ -55,11 +57,13 @@ __all__ = [
     "ToolCallTiming",
     "TrialResult",
     "TrialTable",
+    "Usage",
     "Validity",
     "load_run",
     "load_table",
     "new_run_id",
     "sha256_file",
     "trial_row",
+    "usage_metrics",
     "write_atomic",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
 
@@ -47,6 +47,135 @@ class Metric(Frozen):
         return cls(provenance="missing", reason=reason)
 
 
+NO_USAGE = "no model usage reported"
+"""Why a usage metric is missing when the agent reported nothing about it."""
+
+_UNRECORDED = Metric.missing("not recorded: the record predates this metric")
+"""A metric a result file written before it existed does not have."""
+
+UsageCount = int | float | Metric | None
+"""A usage count as an adapter has it: a number, a ready ``Metric``, or None (not reported)."""
+
+
+class Usage(NamedTuple):
+    """An attempt's model usage as the six metrics ``AgentOutput`` and ``Metrics`` carry.
+
+    ``input_tokens`` is every input token the model read:
+    ``uncached_input_tokens + cache_creation_input_tokens + cache_read_input_tokens``;
+    ``total_tokens`` is ``input_tokens + output_tokens``. Build it with
+    :func:`usage_metrics`; ``AgentOutput(final_answer=..., **usage._asdict())`` fills an
+    output.
+    """
+
+    input_tokens: Metric
+    uncached_input_tokens: Metric
+    cache_creation_input_tokens: Metric
+    cache_read_input_tokens: Metric
+    output_tokens: Metric
+    total_tokens: Metric
+
+
+def _count(value: UsageCount, source: str, provenance: str, missing: str) -> Metric:
+    if isinstance(value, Metric):
+        return value
+    if value is None:
+        return Metric.missing(missing)
+    if provenance == "estimated":
+        return Metric(value=float(value), provenance="estimated", estimator=source)
+    return Metric.measured(float(value), source)
+
+
+def _combine(parts: list[tuple[Metric, float]], what: str) -> Metric:
+    """``sum(sign * part)`` when every part has a value of one provenance, else missing.
+
+    Measured and estimated values are never added: a sum of both would be neither.
+    """
+    absent = [m for m, _ in parts if m.value is None or m.provenance == "missing"]
+    if absent:
+        return Metric.missing(absent[0].reason or NO_USAGE)
+    kinds = {m.provenance for m, _ in parts}
+    if len(kinds) > 1:
+        return Metric.missing(f"{what}: its parts mix measured and estimated values")
+    value = sum(sign * (m.value or 0.0) for m, sign in parts)
+    if value < 0:
+        return Metric.missing(f"{what}: the reported parts give a negative count ({value:g})")
+    names = list(dict.fromkeys(m.source or m.estimator or "" for m, _ in parts))
+    who = "; ".join(n for n in names if n) or None
+    if kinds == {"estimated"}:
+        return Metric(value=value, provenance="estimated", estimator=who)
+    return Metric(value=value, provenance="measured", source=who)
+
+
+def usage_metrics(
+    *,
+    source: str,
+    uncached: UsageCount = None,
+    cache_creation: UsageCount = None,
+    cache_read: UsageCount = None,
+    total_input: UsageCount = None,
+    output: UsageCount = None,
+    provenance: Literal["measured", "estimated"] = "measured",
+    missing: str = NO_USAGE,
+) -> Usage:
+    """The six usage metrics of one attempt, built the same way by every adapter.
+
+    Pass what the provider reports; numbers become ``provenance`` metrics from ``source``
+    (its estimator when estimated), None is missing with reason ``missing``, and a
+    ``Metric`` (say ``Metric.missing("the provider does not report cache writes")``) is
+    taken as it is. What is not given is derived:
+
+    - ``input_tokens`` is ``total_input`` when given, else the sum of the three parts
+      (missing unless all three are known);
+    - ``uncached_input_tokens``, when not given, is ``total_input - cache_read -
+      cache_creation``; with cache creation not reported, every input token not read
+      from the cache counts as uncached (``total_input - cache_read``);
+    - ``total_tokens`` is ``input_tokens + output_tokens``.
+
+    A derived value is missing when a part it needs is (with that part's reason), and
+    measured and estimated parts are never added together.
+
+    **Usage**::
+
+        # Anthropic: input_tokens excludes both cache counts.
+        usage_metrics(source="provider usage", uncached=3, cache_creation=2400,
+                      cache_read=0, output=120)
+        # OpenAI: prompt_tokens includes cached_tokens; cache writes are not reported.
+        usage_metrics(source="provider usage", total_input=1000, cache_read=800, output=50,
+                      cache_creation=Metric.missing("the provider does not report cache writes"))
+    """
+
+    def metric(value: UsageCount) -> Metric:
+        return _count(value, source, provenance, missing)
+
+    creation, read = metric(cache_creation), metric(cache_read)
+    if uncached is not None:
+        plain = metric(uncached)
+        whole = (
+            metric(total_input)
+            if total_input is not None
+            else _combine([(plain, 1.0), (creation, 1.0), (read, 1.0)], "input tokens")
+        )
+    else:
+        whole = metric(total_input)
+        parts = [(whole, 1.0), (read, -1.0)]
+        if creation.value is not None and creation.provenance != "missing":
+            parts.append((creation, -1.0))
+        plain = (
+            _combine(parts, "uncached input tokens")
+            if total_input is not None
+            else Metric.missing(missing)
+        )
+    out = metric(output)
+    return Usage(
+        input_tokens=whole,
+        uncached_input_tokens=plain,
+        cache_creation_input_tokens=creation,
+        cache_read_input_tokens=read,
+        output_tokens=out,
+        total_tokens=_combine([(whole, 1.0), (out, 1.0)], "total tokens"),
+    )
+
+
 class ToolCallTiming(Frozen):
     """One tool call as the harness saw it."""
 
@@ -74,8 +203,17 @@ class Metrics(Frozen):
     agent_ms: Metric = Metric(provenance="missing", reason="the agent did not report its duration")
     """The agent's own account of its duration (a CLI's ``duration_ms``, a simulated latency)."""
     input_tokens: Metric
+    """Every input token the model read: uncached + cache creation + cache read."""
     output_tokens: Metric
     cost_usd: Metric
+    uncached_input_tokens: Metric = _UNRECORDED
+    """Input tokens neither written to nor read from a prompt cache (see ``Usage``)."""
+    cache_creation_input_tokens: Metric = _UNRECORDED
+    """Input tokens written to a prompt cache."""
+    cache_read_input_tokens: Metric = _UNRECORDED
+    """Input tokens read from a prompt cache."""
+    total_tokens: Metric = _UNRECORDED
+    """``input_tokens + output_tokens``."""
 
 
 class Validity(Frozen):
@@ -143,3 +281,6 @@ class TrialResult(Frozen):
     final_answer: str | None = None
     seeding: Seeding | None = None
     transcript_sha256: str | None = None
+    models_seen: list[str] = Field(default_factory=list)
+    """Distinct model ids the agent's model requests reported, in first-seen order (from
+    ``AgentOutput.models``); empty when none was reported or the agent has no model."""

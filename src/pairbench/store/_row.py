@@ -23,6 +23,10 @@ METRIC_COLUMNS = (
     "output_tokens",
     "cost_usd",
     "cold_start_ms",
+    "uncached_input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "total_tokens",
 )
 
 
@@ -67,6 +71,7 @@ def trial_row(result: TrialResult, *, kept: bool) -> dict[str, Any]:
         "seeding": seeding.status if seeding else None,
         "seeding_reason": seeding.reason if seeding and seeding.reason else None,
         "metrics": m is not None,
+        "models": json.dumps(result.models_seen) if result.models_seen else None,
         "calls": [],
     }
     for name in METRIC_COLUMNS:

@@ -30,7 +30,9 @@ class RunDir:
     """One run directory. Results are written once and never overwritten."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        # Absolute: agents run in folders of their own, where a relative path means another
+        # place (a CLI handed runs/<id>/work/.../mcp.json would look for it inside its cwd).
+        self.path = path.absolute()
 
     @classmethod
     def create(cls, runs_dir: Path, run_id: str) -> RunDir:

@@ -39,6 +39,7 @@ _CAT = (
     "seeding",
     "seeding_reason",
     "failure_kinds",
+    "models",
     *(f"{m}_{part}" for m in METRIC_COLUMNS for part in ("prov", "note")),
 )
 _INT = {"trial": np.int32, "attempt": np.int32, "start_order": np.int16}
@@ -49,6 +50,30 @@ _FLOAT = (*METRIC_COLUMNS, "tool_client_ms", "connect_ms")
 _COUNT = ("transport_failures",)
 
 Floats = npt.NDArray[np.float64]
+
+
+def _add_absent_columns(
+    columns: dict[str, npt.NDArray[Any]], categories: dict[str, list[str]]
+) -> None:
+    """Give a table written before a column existed that column, every value absent.
+
+    Absent means what a row without the field gets in :meth:`TrialTable.from_rows`: no
+    category (-1), NaN for a number (a metric not recorded is missing, never 0), -1 for an
+    optional boolean, false, or a count of 0.
+    """
+    n = len(columns["trial"])
+    for name in _CAT:
+        if name not in columns:
+            columns[name] = np.full(n, -1, dtype=np.int32)
+            categories[name] = []
+    for name in _TRI:
+        columns.setdefault(name, np.full(n, -1, dtype=np.int8))
+    for name in _BOOL:
+        columns.setdefault(name, np.zeros(n, dtype=np.bool_))
+    for name in _FLOAT:
+        columns.setdefault(name, np.full(n, np.nan, dtype=np.float64))
+    for name in _COUNT:
+        columns.setdefault(name, np.zeros(n, dtype=np.int32))
 
 
 @dataclass(frozen=True)
@@ -149,7 +174,9 @@ class TrialTable:
             raise ValueError(f"not a {TABLE_SCHEMA} table (schema_id {meta.get('schema_id')!r})")
         columns = {k[4:]: data[k] for k in data.files if k.startswith("col.")}
         calls = {k[5:]: data[k] for k in data.files if k.startswith("call.")}
-        return cls(columns, meta.pop("categories"), calls), meta
+        categories = meta.pop("categories")
+        _add_absent_columns(columns, categories)
+        return cls(columns, categories, calls), meta
 
     def concat(self, other: TrialTable) -> TrialTable:
         """This table's rows, then ``other``'s (categories merged, codes remapped)."""

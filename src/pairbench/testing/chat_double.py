@@ -29,9 +29,10 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import uvicorn
+from starlette.applications import Starlette
 
 from pairbench.testing._chat_double import (
     NO_TRACKER,
@@ -67,7 +68,13 @@ def bind_loopback(port: int = 0) -> socket.socket:
     return sock
 
 
-def server_for(double: ChatDouble) -> uvicorn.Server:
+class Served(Protocol):
+    """Anything with a Starlette ``app()``: the chat double, the Anthropic double."""
+
+    def app(self) -> Starlette: ...
+
+
+def server_for(double: Served) -> uvicorn.Server:
     """A uvicorn server for the double's app (quiet; no lifespan)."""
     config = uvicorn.Config(double.app(), log_level="warning", lifespan="off", access_log=False)
     return uvicorn.Server(config)

@@ -72,6 +72,8 @@ def _read_pdf(path: Path) -> str:
 class WebMcpVsPdfScriptedAgent:
     """Registered as ``webmcp-vs-pdf-scripted``. No settings."""
 
+    receives = frozenset({"webmcp", "attachments"})
+
     uses_workdir = False
     """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
 

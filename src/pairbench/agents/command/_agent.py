@@ -19,11 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from pairbench._process import die_with_parent, resolve_argv, stop_process
 from pairbench._template import render
+from pairbench.agents._cli import place_attachments
 from pairbench.agents._protocol import AgentContext, AgentOutput
+from pairbench.agents._settings import AdapterSettings
 from pairbench.store._records import Metric
 
 _PASSTHROUGH = {"message", "tool_call", "tool_result", "final", "usage", "error"}
@@ -39,30 +43,45 @@ def _event_of(line: str) -> dict[str, Any] | None:
     return None
 
 
+class CommandSettings(AdapterSettings):
+    """The ``command`` adapter's settings."""
+
+    example = "{command: [my-agent, --json], stdin: prompt}"
+
+    command: list[str] = Field(min_length=1, description="the argv, e.g. [my-agent, --json]")
+    stdin: Literal["prompt", "none"] = "prompt"
+    """``prompt`` sends the prompt on stdin; ``none`` gives the child ``/dev/null``."""
+    model: str | None = None
+    """Recorded, not used: the model the command talks to (run.json; ``compare`` checks it)."""
+
+
 class CommandAgent:
     """Runs ``settings.command`` once per attempt."""
 
+    Settings = CommandSettings
+    receives = frozenset({"mcp", "webmcp", "attachments"})
+    """MCP servers (WebMCP pages through the bridge) in ``PAIRBENCH_MCP_CONFIG``; attachments
+    placed in its working folder and named in the prompt."""
+
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
-        self.settings = dict(settings or {})
+        self.settings = CommandSettings.parse(settings)
 
     async def run(self, ctx: AgentContext) -> AgentOutput:
-        argv_t = self.settings.get("command")
-        if not isinstance(argv_t, list) or not argv_t:
-            return AgentOutput(final_answer=None, error="command agent needs settings.command")
-        values = {"prompt": ctx.prompt, "seed": ctx.seed, "fixture": ctx.content}
-        argv = resolve_argv([str(render(a, values)) for a in argv_t])
-        prompt_file = ctx.workdir / "prompt.md"
-        prompt_file.write_text(ctx.prompt, encoding="utf-8")
+        prompt = place_attachments(ctx)
+        values = {"prompt": prompt, "seed": ctx.seed, "fixture": ctx.content}
+        argv = resolve_argv([str(render(a, values)) for a in self.settings.command])
+        prompt_file = (ctx.workdir / "prompt.md").resolve()
+        prompt_file.write_text(prompt, encoding="utf-8")
         env = dict(ctx.env)
         env["PAIRBENCH_PROMPT_FILE"] = str(prompt_file)
         env["PAIRBENCH_SEED"] = str(ctx.seed)
         env["PAIRBENCH_MODEL_SEED"] = str(ctx.model_seed)
         if ctx.mcp_config is not None:
-            config_file = ctx.workdir / "mcp.json"
+            config_file = (ctx.workdir / "mcp.json").resolve()
             config_file.write_text(json.dumps(ctx.mcp_config, indent=2), encoding="utf-8")
             env["PAIRBENCH_MCP_CONFIG"] = str(config_file)
         ctx.transcript.emit("agent_start", agent="command", arm=ctx.arm, argv=argv)
-        send_prompt = self.settings.get("stdin", "prompt") == "prompt"
+        send_prompt = self.settings.stdin == "prompt"
         proc = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.PIPE if send_prompt else asyncio.subprocess.DEVNULL,
@@ -74,17 +93,17 @@ class CommandAgent:
             preexec_fn=die_with_parent,
         )
         try:
-            return await self._communicate(proc, ctx, send_prompt)
+            return await self._communicate(proc, ctx, prompt if send_prompt else None)
         finally:
             await stop_process(proc)
 
     async def _communicate(
-        self, proc: asyncio.subprocess.Process, ctx: AgentContext, send_prompt: bool
+        self, proc: asyncio.subprocess.Process, ctx: AgentContext, prompt: str | None
     ) -> AgentOutput:
         assert proc.stdout is not None and proc.stderr is not None
-        if send_prompt and proc.stdin is not None:
+        if prompt is not None and proc.stdin is not None:
             try:
-                proc.stdin.write(ctx.prompt.encode("utf-8"))
+                proc.stdin.write(prompt.encode("utf-8"))
                 await proc.stdin.drain()
                 proc.stdin.close()
             except (BrokenPipeError, ConnectionResetError):

@@ -60,8 +60,9 @@ import httpx2
 import openai
 from openai import AsyncOpenAI
 
-from pairbench.agents._openai_attachments import AttachmentError, Attachments
-from pairbench.agents._openai_wire import (
+from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
+from pairbench.agents.openai._attachments import AttachmentError, Attachments
+from pairbench.agents.openai._wire import (
     MalformedReply,
     OpenAISettings,
     Reply,
@@ -70,8 +71,7 @@ from pairbench.agents._openai_wire import (
     complete,
     describe_failure,
 )
-from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
-from pairbench.store._records import Metric
+from pairbench.store._records import Metric, usage_metrics
 
 __all__ = ["OpenAIAgent", "OpenAISettings", "function_tools"]
 
@@ -106,9 +106,16 @@ class OpenAIAgent:
 
     uses_workdir = False
     """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
+    Settings = OpenAISettings
+    receives = frozenset({"mcp", "webmcp", "attachments"})
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         self.settings = OpenAISettings.parse(settings or {})
+
+    @classmethod
+    def describe(cls, settings: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+        """What run.json records of an arm: tool discovery and the pinned variables."""
+        return {"tool_discovery": "not applicable (every tool is offered in each request)"}
 
     def request_kwargs(
         self, ctx: AgentContext, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
@@ -179,7 +186,7 @@ class OpenAIAgent:
                 if isinstance(reply, str):
                     error = reply
                     break
-                totals.add(reply.usage)
+                totals.add(reply.usage, reply.model)
                 messages.append(reply.message())
                 if reply.content:
                     ctx.transcript.emit("message", text=reply.content)
@@ -329,12 +336,19 @@ class OpenAIAgent:
             ctx.transcript.emit("error", message=error)
         else:
             ctx.transcript.emit("final", text=final or "")
+        usage = usage_metrics(
+            source=totals.source,
+            total_input=n_in,
+            cache_read=totals.cache_read(),
+            cache_creation=Metric.missing("Chat Completions reports no cache writes"),
+            output=n_out,
+        )
         return AgentOutput(
             final_answer=None if error is not None else final,
             error=error,
             turns=Metric.measured(totals.responses, TURNS_SOURCE),
-            input_tokens=n_in,
-            output_tokens=n_out,
+            **usage._asdict(),
             cost_usd=cost,
             seeding=evidence.seeding(self.settings.seed),
+            models=tuple(totals.models),
         )

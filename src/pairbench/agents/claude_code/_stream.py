@@ -22,8 +22,9 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from pairbench.agents._cli import Event, Stop, Verdict
 from pairbench.store._records import Metric
 
 SOURCE = "claude-code result event"
@@ -37,29 +38,19 @@ _USAGE_KEYS = (
     "cache_read_input_tokens",
     "output_tokens",
 )
+_METRIC_OF = {
+    "input_tokens": "uncached_input_tokens",
+    "cache_creation_input_tokens": "cache_creation_input_tokens",
+    "cache_read_input_tokens": "cache_read_input_tokens",
+    "output_tokens": "output_tokens",
+}
+"""Usage key of the Messages API -> pairbench's metric (``input_tokens`` is uncached only)."""
 _TRANSPORT = re.compile(
     r"not connected|connection (closed|reset|refused)|ECONNREFUSED|ECONNRESET|fetch failed|"
     r"socket hang up|MCP error -3200[01]",
     re.IGNORECASE,
 )
 _AUTH = re.compile(r"authenticat|not logged in|/login|api key|401|403|unauthori[sz]ed", re.I)
-
-
-@dataclass(frozen=True)
-class Event:
-    """One normalized transcript event, stamped with the arrival time of its line."""
-
-    t: float
-    kind: str
-    fields: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    status: Literal["ok", "max_turns", "api_error", "error", "no_result"]
-    detail: str = ""
-    auth: bool = False
-    """An API failure that is an authentication (or login) rejection."""
 
 
 def tool_text(content: Any) -> str:
@@ -88,9 +79,16 @@ class ClaudeSummary:
     api_error_text: str = ""
     usage_by_message: dict[str, dict[str, int]] = field(default_factory=dict)
     tool_searches: int = 0
+    api_retries: list[dict[str, Any]] = field(default_factory=list)
+    model_ids: list[str] = field(default_factory=list)
     lines: int = 0
     after_result: int = 0
     ignored: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The model ids of the real model messages, in order of first appearance."""
+        return tuple(dict.fromkeys(self.model_ids))
 
     @property
     def model_turns(self) -> int:
@@ -142,12 +140,16 @@ class ClaudeSummary:
         totals = self.usage_totals()
         if totals is None:
             none = Metric.missing("claude-code reported no usage")
-            out["input_tokens"] = out["output_tokens"] = none
+            for key in _METRIC_OF.values():
+                out[key] = none
+            out["input_tokens"] = out["total_tokens"] = none
         else:
             usage, source = totals
             total_in = sum(usage[k] for k in _USAGE_KEYS[:3])  # input excludes cache traffic
+            for key, metric in _METRIC_OF.items():
+                out[metric] = Metric.measured(usage[key], source)
             out["input_tokens"] = Metric.measured(total_in, source)
-            out["output_tokens"] = Metric.measured(usage["output_tokens"], source)
+            out["total_tokens"] = Metric.measured(total_in + usage["output_tokens"], source)
         r = self.result or {}
         cost = r.get("total_cost_usd")
         out["cost_usd"] = (
@@ -187,6 +189,8 @@ class ClaudeStreamParser:
         self.summary = ClaudeSummary()
         self._pending: dict[str, tuple[float, str | None, str]] = {}
         self._search_on = False
+        self.stop: Stop | None = None
+        """Set when the stream shows the attempt cannot go on (see ``_init``, ``_retry``)."""
 
     def feed(self, t: float, line: str) -> list[Event]:
         s = self.summary
@@ -210,6 +214,8 @@ class ClaudeStreamParser:
         if kind == "result":
             s.result = data
             return []
+        if kind == "system" and data.get("subtype") == "api_retry":
+            return self._retry(t, data)
         s.ignored[f"{kind}/{data.get('subtype')}" if kind == "system" else str(kind)] += 1
         return []
 
@@ -276,12 +282,30 @@ class ClaudeStreamParser:
             events.append(Event(t, "mcp_connect", connect))
             if not ok:
                 events.append(_failure(t, name, "connect", f"init status {status!r}"))
+                if self.stop is None and name in self.transports:
+                    why = f"its MCP server {name!r} connected (init status {status!r})"
+                    self.stop = Stop(why, "mcp")
             elif not own:
                 events.append(_failure(t, name, "no_tools", "init lists no mcp__ tools for it"))
         for name in sorted(set(self.transports) - seen):
             events.append(_failure(t, name, "missing", "absent from init.mcp_servers"))
+            if self.stop is None:
+                self.stop = Stop(f"its MCP server {name!r} was listed (absent from init)", "mcp")
         for err in data.get("mcp_server_errors") or []:
             events.append(_failure(t, None, "config", str(err)))
+        return events
+
+    def _retry(self, t: float, data: dict[str, Any]) -> list[Event]:
+        """``system/api_retry``: the CLI will retry a failed model request. A connection
+        failure (``error_status`` null) or an auth rejection (401/403) will not heal by
+        waiting, so the attempt stops at once; rate limits and 5xx are left to its retries."""
+        status = data.get("error_status")
+        fields = {k: data.get(k) for k in ("attempt", "max_retries", "retry_delay_ms", "error")}
+        self.summary.api_retries.append(fields | {"error_status": status})
+        events = [Event(t, "model_retry", fields | {"error_status": status})]
+        if self.stop is None and (status is None or status in (401, 403)):
+            what = "no connection" if status is None else f"HTTP {status}"
+            self.stop = Stop(f"api_retry: {what} ({data.get('error')})", "endpoint")
         return events
 
     def _split(self, name: str) -> tuple[str | None, str]:
@@ -303,6 +327,8 @@ class ClaudeStreamParser:
             s.api_error = str(error or "api_error")
             s.api_error_text = tool_text(content)
             return [Event(t, "error", {"message": s.api_error_text, "api_error": s.api_error})]
+        if message.get("model"):
+            s.model_ids.append(str(message["model"]))
         usage = message.get("usage")
         if isinstance(usage, dict) and message.get("id"):
             # Blocks of one response share message.id and repeat (or partially carry) its

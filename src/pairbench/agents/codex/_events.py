@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pairbench.agents._claude_stream import Event, Verdict
+from pairbench.agents._cli import Event, Stop, Verdict
 from pairbench.store._records import Metric
 
 SOURCE = "codex turn.completed events"
@@ -42,6 +42,15 @@ _AUTH = re.compile(
     r"401|403|unauthori[sz]ed|authenticat|api key|not logged in|login|insufficient_quota",
     re.IGNORECASE,
 )
+_RECONNECT = re.compile(r"^Reconnecting\.\.\.", re.IGNORECASE)
+_NO_NETWORK = re.compile(r"waiting for network", re.IGNORECASE)
+_UNREACHABLE = re.compile(
+    r"Connection failed|error sending request|connection refused|dns error|"
+    r"failed to lookup address|status 40[13]\b|insufficient_quota",
+    re.IGNORECASE,
+)
+"""Reconnect reasons that waiting does not heal: no connection, DNS, auth, quota (a 5xx or
+a rate limit is left to codex's own retries)."""
 _BUILTIN = {"command_execution": "command", "file_change": "changes", "web_search": "query"}
 
 
@@ -65,6 +74,8 @@ class CodexSummary:
     turn_failed: str | None = None
     errors: list[str] = field(default_factory=list)
     model_items: int = 0
+    models: list[str] = field(default_factory=list)
+    """Model ids codex reports (its events name none today: filled when they do)."""
     lines: int = 0
     ignored: Counter[str] = field(default_factory=Counter)
 
@@ -90,12 +101,37 @@ class CodexSummary:
     def metrics(self) -> dict[str, Metric]:
         out: dict[str, Metric] = {}
         if self.turns_completed:
-            out["input_tokens"] = Metric.measured(self.usage.get("input_tokens", 0), SOURCE)
-            out["output_tokens"] = Metric.measured(self.usage.get("output_tokens", 0), SOURCE)
-        else:
-            out["input_tokens"] = out["output_tokens"] = Metric.missing(
-                "codex completed no turn, so it reported no usage"
+            # input_tokens includes the cached part; a cache write is reported only by
+            # builds that emit cache_write_input_tokens.
+            u = self.usage
+            total_in, cached, output = (
+                u.get("input_tokens", 0),
+                u.get("cached_input_tokens", 0),
+                u.get("output_tokens", 0),
             )
+            out["input_tokens"] = Metric.measured(total_in, SOURCE)
+            out["output_tokens"] = Metric.measured(output, SOURCE)
+            out["cache_read_input_tokens"] = Metric.measured(cached, SOURCE)
+            out["total_tokens"] = Metric.measured(total_in + output, SOURCE)
+            if "cache_write_input_tokens" in u:
+                written = u["cache_write_input_tokens"]
+                out["cache_creation_input_tokens"] = Metric.measured(written, SOURCE)
+                out["uncached_input_tokens"] = Metric.measured(total_in - cached - written, SOURCE)
+            else:
+                why = "this codex build reports no cache writes (cache_write_input_tokens)"
+                out["cache_creation_input_tokens"] = Metric.missing(why)
+                out["uncached_input_tokens"] = Metric.measured(total_in - cached, SOURCE)
+        else:
+            none = Metric.missing("codex completed no turn, so it reported no usage")
+            for key in (
+                "input_tokens",
+                "output_tokens",
+                "cache_read_input_tokens",
+                "cache_creation_input_tokens",
+                "uncached_input_tokens",
+                "total_tokens",
+            ):
+                out[key] = none
         out["cost_usd"] = Metric.missing("codex exec --json reports no cost")
         out["agent_ms"] = Metric.missing("codex exec --json reports no duration")
         out["turns"] = Metric.missing(
@@ -105,11 +141,19 @@ class CodexSummary:
 
 
 class CodexEventParser:
-    """Incremental: ``feed`` each stamped line, then ``finish`` once at EOF."""
+    """Incremental: ``feed`` each stamped line, then ``finish`` once at EOF.
 
-    def __init__(self) -> None:
+    ``stop`` is set when codex says it cannot reach its model: "Reconnecting... waiting for
+    network" always (it loops on it forever), and "Reconnecting... N/5" for a connection,
+    DNS, auth or quota failure while no model call has succeeded yet (in this attempt, or
+    in the run: ``model_call_succeeded``). Waiting would only burn the trial timeout.
+    """
+
+    def __init__(self, *, model_call_succeeded: bool = False) -> None:
         self.summary = CodexSummary()
         self._started: dict[str, float] = {}
+        self._run_succeeded = model_call_succeeded
+        self.stop: Stop | None = None
 
     def feed(self, t: float, line: str) -> list[Event]:
         s = self.summary
@@ -135,8 +179,18 @@ class CodexEventParser:
             s.turn_failed = str((data.get("error") or {}).get("message", "turn failed"))
             return [Event(t, "error", {"message": s.turn_failed})]
         if kind == "error":  # not fatal: "Reconnecting... 1/5 (...)"
-            s.errors.append(str(data.get("message", "")))
-            return [Event(t, "message", {"text": s.errors[-1], "level": "error"})]
+            text = str(data.get("message", ""))
+            s.errors.append(text)
+            succeeded = self._run_succeeded or s.model_call_succeeded
+            hopeless = _NO_NETWORK.search(text) or _UNREACHABLE.search(text)
+            if (
+                self.stop is None
+                and _RECONNECT.search(text)
+                and hopeless
+                and (not succeeded or _NO_NETWORK.search(text))
+            ):
+                self.stop = Stop(text[:300], "endpoint")
+            return [Event(t, "message", {"text": text, "level": "error"})]
         if kind in ("item.started", "item.completed") and isinstance(data.get("item"), dict):
             return self._item(t, kind == "item.completed", data["item"])
         if kind not in ("turn.started", "item.updated"):

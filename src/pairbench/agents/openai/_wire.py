@@ -14,10 +14,10 @@ from typing import Any, Literal
 import httpx2
 import openai
 from openai import AsyncOpenAI
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from pairbench._errors import SpecError
 from pairbench._model import Frozen
+from pairbench.agents._settings import AdapterSettings
 from pairbench.store._records import Metric, Seeding
 
 
@@ -32,8 +32,10 @@ class PricePer1k(Frozen):
     output: float = Field(ge=0)
 
 
-class OpenAISettings(Frozen):
+class OpenAISettings(AdapterSettings):
     """The ``openai`` agent's settings (``agent.settings``), validated; unknown keys are errors."""
+
+    example = "{base_url: http://127.0.0.1:8080/v1, model: my-model}"
 
     base_url: str
     model: str
@@ -58,22 +60,7 @@ class OpenAISettings(Frozen):
     attachments: Literal["file", "text", "auto"] = "auto"
     """How the arm's attachments reach the model: Chat Completions file parts, extracted text
     in the first user message, or ``auto`` (file parts; text when the endpoint answers 400).
-    See ``pairbench.agents._openai_attachments``."""
-
-    @classmethod
-    def parse(cls, settings: Mapping[str, Any]) -> OpenAISettings:
-        """Validate ``agent.settings``; a bad value raises ``SpecError`` naming it and the fix."""
-        try:
-            return cls.model_validate(dict(settings))
-        except ValidationError as exc:
-            raise SpecError(
-                [
-                    f"openai agent: agent.settings.{'.'.join(map(str, e['loc'])) or 'settings'}: "
-                    f"{e['msg']}; fix it in experiment.yaml (e.g. settings: {{base_url: "
-                    "http://127.0.0.1:8080/v1, model: my-model}})"
-                    for e in exc.errors()
-                ]
-            ) from None
+    See ``pairbench.agents.openai._attachments``."""
 
 
 class SeedEvidence:
@@ -239,9 +226,15 @@ class UsageTotals:
     lacking: int = 0
     prompt: int = 0
     completion: int = 0
+    cached: int = 0
+    cached_lacking: int = 0
+    """Responses whose usage had no integer ``prompt_tokens_details.cached_tokens``."""
+    models: list[str] = field(default_factory=list)
 
-    def add(self, usage: Mapping[str, Any] | None) -> None:
+    def add(self, usage: Mapping[str, Any] | None, model: str | None = None) -> None:
         self.responses += 1
+        if model:
+            self.models.append(model)
         p = (usage or {}).get("prompt_tokens")
         c = (usage or {}).get("completion_tokens")
         if type(p) is not int or type(c) is not int:
@@ -249,6 +242,17 @@ class UsageTotals:
             return
         self.prompt += p
         self.completion += c
+        cached = ((usage or {}).get("prompt_tokens_details") or {}).get("cached_tokens")
+        if type(cached) is int:
+            self.cached += cached
+        else:
+            self.cached_lacking += 1
+
+    def cache_read(self) -> Metric:
+        """Cached prompt tokens, measured only when every response reported them."""
+        if self._missing() is not None or self.cached_lacking:
+            return Metric.missing("the provider reported no prompt_tokens_details.cached_tokens")
+        return Metric.measured(self.cached, self.source)
 
     def _missing(self) -> str | None:
         if not self.responses:

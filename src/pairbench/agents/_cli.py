@@ -1,0 +1,212 @@
+"""What the CLI adapters (Claude Code, Codex) share: the stamped subprocess runner, the
+normalized event and verdict types, executable lookup, attachments, and the output builder.
+
+**Usage**::
+
+    exe = resolve_executable("codex", "codex", env)
+    run = await run_stamped(argv, env=env, cwd=workdir, transcript=tr, on_line=feed)
+    run.code, run.stderr_tail, run.aborted   # aborted: why ``on_line`` stopped the child
+
+``on_line`` may return a :class:`Stop` to end the child at once (its whole process group is
+killed): the adapters do so when the CLI's own events say it cannot reach its model or its
+MCP servers, instead of waiting for the trial timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+from pairbench._process import die_with_parent, stop_process
+from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
+from pairbench.agents._transcript import Transcript
+from pairbench.store._records import Metric, Seeding
+
+LINE_LIMIT = 64 * 1024 * 1024
+"""Longest stdout line read (tool results can be large; asyncio's default is 64 KiB)."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One normalized transcript event, stamped with the arrival time of its line."""
+
+    t: float
+    kind: str
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: Literal["ok", "max_turns", "api_error", "error", "no_result"]
+    detail: str = ""
+    auth: bool = False
+    """An API failure that is an authentication (or login) rejection."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Returned by an ``on_line`` callback: end the child now, for this reason."""
+
+    reason: str
+    kind: Literal["endpoint", "mcp"]
+    """``endpoint``: the model endpoint is unreachable or refused us; ``mcp``: a server under
+    test was not connected when the model started."""
+
+
+class CliRun(NamedTuple):
+    code: int | None
+    """The exit code (None: the child was stopped by ``on_line``)."""
+    stderr_tail: list[str]
+    aborted: Stop | None
+
+
+def resolve_executable(agent: str, name: str, env: dict[str, str]) -> str:
+    """``name`` found on the scrubbed ``PATH`` (or checked, when it is a path)."""
+    if os.sep in name:
+        if os.access(name, os.X_OK):
+            return str(Path(name).resolve())
+        raise InfraFailure(f"{agent}: executable {name!r} does not exist or is not executable")
+    found = shutil.which(name, path=env.get("PATH", ""))
+    if found is None:
+        raise InfraFailure(
+            f"{agent}: {name!r} not found on the arm's PATH ({env.get('PATH', '')!r}); "
+            "set agent.env.PATH or settings.executable"
+        )
+    return str(Path(found).resolve())
+
+
+def as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [str(value)] if isinstance(value, str) else [str(v) for v in value]
+
+
+def emit_all(transcript: Transcript, events: list[Event]) -> None:
+    for event in events:
+        transcript.emit(event.kind, t=event.t, **event.fields)
+
+
+def place_attachments(ctx: AgentContext) -> str:
+    """Copy the arm's attachments into the attempt's folder (the CLI's working folder), log
+    the SHA-256 of exactly what the agent was given, and return the prompt naming them.
+
+    A prompt that names ``${attachments}`` already says where they are (the runner filled
+    it); otherwise one line is appended saying which files are in the working folder.
+    """
+    if not ctx.attachments:
+        return ctx.prompt
+    given = []
+    for source in ctx.attachments:
+        target = ctx.workdir / source.name
+        shutil.copyfile(source, target)
+        digest = hashlib.sha256(target.read_bytes()).hexdigest()
+        given.append({"name": source.name, "path": str(target), "sha256": digest})
+    ctx.transcript.emit("attachments_given", files=given, how="placed in the working folder")
+    if ctx.extra.get("prompt_names_attachments"):
+        return ctx.prompt
+    names = ", ".join(f"./{g['name']}" for g in given)
+    return f"{ctx.prompt}\n\nThe supplied file(s) are in your working folder: {names}"
+
+
+def seeding(ctx: AgentContext, agent: str) -> Seeding:
+    return Seeding(status="unseeded", model_seed=ctx.model_seed, reason=f"{agent} takes no seed")
+
+
+def cli_output(
+    ctx: AgentContext,
+    agent: str,
+    answer: str | None,
+    error: str | None,
+    metrics: dict[str, Metric],
+    models: tuple[str, ...] = (),
+) -> AgentOutput:
+    """Close a CLI agent's transcript (``final`` or ``error``) and build its output."""
+    if error is None:
+        ctx.transcript.emit("final", text=answer or "")
+    else:
+        ctx.transcript.emit("error", message=error)
+    m = metrics
+    return AgentOutput(
+        final_answer=answer,
+        error=error,
+        turns=m["turns"],
+        agent_ms=m["agent_ms"],
+        input_tokens=m["input_tokens"],
+        output_tokens=m["output_tokens"],
+        uncached_input_tokens=m["uncached_input_tokens"],
+        cache_creation_input_tokens=m["cache_creation_input_tokens"],
+        cache_read_input_tokens=m["cache_read_input_tokens"],
+        total_tokens=m["total_tokens"],
+        cost_usd=m["cost_usd"],
+        seeding=seeding(ctx, agent),
+        models=models,
+    )
+
+
+async def run_stamped(
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    transcript: Transcript,
+    on_line: Callable[[float, str], Stop | None],
+) -> CliRun:
+    """Run ``argv`` (stdin ``/dev/null``, own process group); feed stamped stdout lines.
+
+    Cancelled (timeout, Ctrl-C), or stopped by ``on_line``: the whole group is killed
+    before this returns or the cancellation propagates.
+    """
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+        preexec_fn=die_with_parent,
+        limit=LINE_LIMIT,
+    )
+    tail: list[str] = []
+    stopped: list[Stop] = []
+
+    async def read_stdout() -> None:
+        assert proc.stdout is not None
+        async for raw in proc.stdout:
+            t = transcript.now()  # stamped as it arrives, before anything else
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            transcript.emit("raw", t=t, line=line)
+            stop = on_line(t, line)
+            if stop is not None:
+                transcript.emit("agent_stopped", t=transcript.now(), reason=stop.reason)
+                stopped.append(stop)
+                return
+
+    async def read_stderr() -> None:
+        assert proc.stderr is not None
+        async for raw in proc.stderr:
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            transcript.emit("stderr", line=line)
+            tail[:] = [*tail[-19:], line]
+
+    code: int | None = None
+    stderr_task = asyncio.ensure_future(read_stderr())
+    try:
+        await read_stdout()
+        if not stopped:
+            await stderr_task
+            code = await proc.wait()
+    finally:
+        await stop_process(proc)  # also takes grandchildren left in the group
+        if not stderr_task.done():
+            stderr_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await stderr_task
+    return CliRun(code, tail, stopped[0] if stopped else None)
