@@ -24,6 +24,7 @@ CASES = {
     "openai": ({"model": "m", "base_url": "http://127.0.0.1:1/v1"}, "temprature", "temperature"),
     "command": ({"command": ["my-agent"]}, "stdinn", "stdin"),
     "simulated": ({"success": {"baseline": 0.5, "local": 0.6}}, "corelation", "correlation"),
+    "scripted": ({"step_delay_s": 0}, "step_delay", "step_delay_s"),
 }
 
 EXPERIMENT = """\

@@ -21,8 +21,11 @@ import asyncio
 import json
 from typing import Any
 
+from pydantic import Field
+
 from pairbench._template import render
 from pairbench.agents._protocol import AgentContext, AgentOutput, ToolSession
+from pairbench.agents._settings import AdapterSettings
 from pairbench.store._records import Metric, usage_metrics
 
 _NO_MODEL = "the scripted agent has no model, so nothing was measured"
@@ -44,16 +47,26 @@ def _saved_value(outcome: Any) -> Any:
         return {"text": text}
 
 
+class ScriptedSettings(AdapterSettings):
+    """The ``scripted`` adapter's settings."""
+
+    example = "{step_delay_s: 0.5}"
+
+    step_delay_s: float = Field(default=0.0, ge=0, le=3600)
+    """Pause between the plan's steps, in seconds."""
+
+
 class ScriptedAgent:
     """Runs the task's plan. Settings: ``step_delay_s`` (pause between steps, default 0)."""
 
     uses_workdir = False
     """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
+    Settings = ScriptedSettings
     receives = frozenset({"mcp", "webmcp"})
     """A plan calls tools; it reads no attachment (``check`` refuses an arm that has one)."""
 
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
-        self.settings = dict(settings or {})
+        self.settings = ScriptedSettings.parse(settings)
 
     async def run(self, ctx: AgentContext) -> AgentOutput:
         plan = ctx.plan
@@ -88,7 +101,7 @@ class ScriptedAgent:
         values: dict[str, Any],
         ctx: AgentContext,
     ) -> int:
-        delay = float(self.settings.get("step_delay_s", 0))
+        delay = self.settings.step_delay_s
         calls = 0
         for step in steps:
             if delay:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.agents._protocol import AgentContext, AgentOutput, ToolSession
+from pairbench.agents._settings import AdapterSettings
 from pairbench.store._records import Metric
 from pairbench.studies.webmcp_vs_pdf._engine import egger_test, fit_random_effects
 from pairbench.studies.webmcp_vs_pdf._reference import EXCLUDED_RECORD, rule_outcome
@@ -69,16 +70,21 @@ def _read_pdf(path: Path) -> str:
     return "\n".join(page.extract_text() or "" for page in PdfReader(path).pages)
 
 
+class NoSettings(AdapterSettings):
+    """This agent takes no settings: any key is a typo."""
+
+
 class WebMcpVsPdfScriptedAgent:
     """Registered as ``webmcp-vs-pdf-scripted``. No settings."""
 
     receives = frozenset({"webmcp", "attachments"})
+    Settings = NoSettings
 
     uses_workdir = False
     """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
 
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
-        self.settings = dict(settings or {})
+        self.settings = NoSettings.parse(settings)
 
     async def run(self, ctx: AgentContext) -> AgentOutput:
         ctx.transcript.emit("agent_start", agent="webmcp-vs-pdf-scripted", arm=ctx.arm)
