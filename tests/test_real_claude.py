@@ -116,6 +116,15 @@ def test_real_claude_runs_all_nine_tasks_the_same_over_both_transports(tmp_path:
     parts = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     total = sum(u[k] for u in main for k in (*parts, "output_tokens"))
     assert sum(m.total_tokens.value for m in metrics) == total  # type: ignore[misc]
+    # summary.json's measured totals, per part, add up to what the double answered.
+    for field, key in (
+        ("uncached_input_tokens", "input_tokens"),
+        ("cache_creation_input_tokens", "cache_creation_input_tokens"),
+        ("cache_read_input_tokens", "cache_read_input_tokens"),
+        ("output_tokens", "output_tokens"),
+    ):
+        reported = sum(arm[field]["measured"]["total"] for arm in summary["cost"])
+        assert reported == sum(u[key] for u in main), field
     idents = {a["arm"]: a for a in summary["run"]["arm_identities"]}
     assert {a: idents[a]["tool_discovery"] for a in idents} == dict.fromkeys(idents, "false")
     assert idents["local-stdio"]["agent_version"] == "2.1.197 (Claude Code)"
@@ -158,6 +167,10 @@ def test_without_the_wait_pin_a_slow_stdio_server_is_infra_not_a_failure(tmp_pat
     ]
     assert all(k["metrics"]["transport_failures"] >= 1 for k in kept)
     assert all("connect" in k["metrics"]["transport_failure_kinds"] for k in kept)
+    summary = json.loads(write_report(outcome.run_dir).summary.read_text(encoding="utf-8"))
+    (stdio,) = [t for t in summary["transport"] if t["arm"] == "local-stdio"]
+    assert stdio["infra_attempts_with_transport_failures"] == 2
+    assert "In infra attempts" in (outcome.run_dir / "report.md").read_text(encoding="utf-8")
 
 
 def test_a_stdio_server_that_never_starts_is_not_connected_at_init_and_infra(

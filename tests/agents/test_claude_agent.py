@@ -1,4 +1,9 @@
-"""The claude-code agent against the fake ``claude`` executable (real subprocess, real MCP)."""
+"""The claude-code agent against the fake ``claude`` executable (real subprocess, real MCP).
+
+Only what the real binary cannot be made to do offline stays here: a ToolSearch turn (the
+model must choose to search), a CLI that never answers (the group kill on timeout), and the
+fake's own fidelity. Failures the real CLI shows are tested at the end, with the real binary.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,10 @@ from typing import Any
 
 import pytest
 
+from _helpers import real_cli
 from pairbench.agents import AgentContext, AgentOutput, InfraFailure, RunSignals, Transcript
 from pairbench.agents.claude_code._agent import ClaudeCodeAgent
+from pairbench.testing.anthropic_double import start_anthropic_double
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 PROMPT = "What is the title of issue #{n} in the repository {repo}? Answer with the title only."
@@ -132,38 +139,6 @@ def test_tool_search_on_reaches_the_child_and_stays_on_surface(tmp_path: Path) -
     assert [c["tool"] for c in kinds(ctx, "tool_call")] == ["list_repositories", "get_issue"]
 
 
-def test_failed_server_and_max_turns(tmp_path: Path) -> None:
-    install(tmp_path, "claude", "pairbench.testing.fake_claude")
-    ctx = make_ctx(tmp_path, tracker_config(tmp_path), scenario="failed_server")
-    # A server not connected at init is the harness's failure: infra, at once.
-    with pytest.raises(InfraFailure, match="'tracker' connected \\(init status 'failed'\\)"):
-        run(ClaudeCodeAgent({"model": "sonnet"}), ctx)
-    assert kinds(ctx, "transport_failure")[0]["failure"] == "connect"
-    assert kinds(ctx, "agent_stopped") and not audit(tmp_path)
-    ctx = make_ctx(tmp_path, tracker_config(tmp_path), scenario="max_turns")
-    out = run(ClaudeCodeAgent({"model": "sonnet", "max_turns": 2}), ctx)
-    assert out.error is not None and out.error.startswith("max turns")
-    assert len(audit(tmp_path)) == 2
-
-
-def test_auth_failure_is_infra_then_agent_error(tmp_path: Path) -> None:
-    install(tmp_path, "claude", "pairbench.testing.fake_claude")
-    agent = ClaudeCodeAgent({"model": "sonnet"})
-    with pytest.raises(InfraFailure, match="rejected authentication"):
-        run(agent, make_ctx(tmp_path, None, scenario="auth_failure"))
-    signals = RunSignals()
-    signals.model_call_succeeded = True
-    out = run(agent, make_ctx(tmp_path, None, scenario="auth_failure", signals=signals))
-    assert out.error is not None and out.final_answer != "passed"
-
-
-def test_an_unknown_flag_is_infra(tmp_path: Path) -> None:
-    install(tmp_path, "claude", "pairbench.testing.fake_claude")
-    agent = ClaudeCodeAgent({"model": "sonnet", "extra_args": ["--no-such-flag"]})
-    with pytest.raises(InfraFailure, match="exited 2 before it started"):
-        run(agent, make_ctx(tmp_path, None))
-
-
 def test_a_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     install(tmp_path, "claude", "pairbench.testing.fake_claude")
     ctx = make_ctx(tmp_path, tracker_config(tmp_path))
@@ -188,3 +163,47 @@ def test_the_fake_rejects_flags_like_the_real_cli(tmp_path: Path) -> None:
     )
     unknown = subprocess.run([*base, "--bogus"], capture_output=True, text=True, check=False)
     assert unknown.returncode == 2 and "--bogus" in unknown.stderr
+
+
+# -- the same adapter with the REAL claude binary against the Messages API double --------
+def _agent(**settings: Any) -> ClaudeCodeAgent:
+    return ClaudeCodeAgent({"model": "claude-sonnet-4-5", "executable": str(real_cli("claude"))}
+                           | settings)  # fmt: skip
+
+
+def _run(agent: ClaudeCodeAgent, tmp_path: Path, url: str, **kw: Any) -> tuple[AgentOutput, Any]:
+    ctx = make_ctx(tmp_path, kw.pop("mcp", None), signals=kw.pop("signals", None))
+    ctx.env.update({"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "test-key"})
+    return asyncio.run(agent.run(ctx)), ctx
+
+
+def test_max_turns_is_an_agent_error(tmp_path: Path) -> None:
+    with start_anthropic_double() as double:
+        out, _ = _run(_agent(max_turns=1), tmp_path, double.url, mcp=tracker_config(tmp_path))
+    assert out.error is not None and out.error.startswith("max turns"), out.error
+    assert len(audit(tmp_path)) == 1  # the one turn's tool call ran
+
+
+def test_an_auth_rejection_is_infra_at_once_then_agent_error_after_a_success(
+    tmp_path: Path,
+) -> None:
+    with start_anthropic_double({"fail_auth": True}) as double:
+        ctx_holder: list[Any] = []
+        with pytest.raises(InfraFailure, match=r"refused claude-code \(api_retry: HTTP 401"):
+            ctx = make_ctx(tmp_path, None)
+            ctx.env.update({"ANTHROPIC_BASE_URL": double.url, "ANTHROPIC_API_KEY": "k"})
+            ctx_holder.append(ctx)
+            asyncio.run(_agent().run(ctx))
+        assert kinds(ctx_holder[0], "agent_stopped")  # at its first retry, not after ~2 min
+        signals = RunSignals()
+        signals.model_call_succeeded = True  # an earlier attempt of the run reached the model
+        out, _ = _run(_agent(), tmp_path, double.url, signals=signals)
+    assert out.error is not None and "failed mid-run" in out.error
+
+
+def test_an_unknown_flag_is_infra(tmp_path: Path) -> None:
+    with (
+        start_anthropic_double() as double,
+        pytest.raises(InfraFailure, match="before it started a session"),
+    ):
+        _run(_agent(extra_args=["--no-such-flag"]), tmp_path, double.url)

@@ -1,4 +1,6 @@
-"""The codex agent against the fake ``codex`` executable (real subprocess, real MCP)."""
+"""The codex agent: failures with the REAL ``codex`` binary against the Responses double,
+and the fake ``codex`` only for its fidelity to the real one (it rejects MCP calls without
+the approval mode, as codex does)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from _helpers import real_cli
 from pairbench.agents import AgentContext, InfraFailure, RunSignals, Transcript
 from pairbench.agents.codex._agent import CodexAgent, mcp_overrides
+from pairbench.testing.responses_double import start_responses_double
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -55,25 +59,50 @@ def _exe(tmp_path: Path) -> str:
     return str(exe)
 
 
-def test_a_401_turn_failure_is_infra_first_then_agent_error(tmp_path: Path) -> None:
-    agent = CodexAgent({"model": "gpt-5.5", "executable": _exe(tmp_path)})
-    with pytest.raises(InfraFailure, match="rejected authentication"):
-        asyncio.run(agent.run(_ctx(tmp_path, "auth_failure", RunSignals())))
-    signals = RunSignals()
-    signals.model_call_succeeded = True
-    out = asyncio.run(agent.run(_ctx(tmp_path, "auth_failure", signals)))
+def _real(url: str, **config: Any) -> CodexAgent:
+    provider = {
+        "model_provider": "local",
+        "model_providers.local.name": "local",
+        "model_providers.local.base_url": f"{url}/v1",
+        "model_providers.local.env_key": "OPENAI_API_KEY",
+        "model_providers.local.wire_api": "responses",
+    }
+    settings = {"model": "test-model", "executable": str(real_cli("codex"))}
+    return CodexAgent(settings | {"config": provider | config})
+
+
+def _real_ctx(tmp_path: Path, signals: RunSignals) -> AgentContext:
+    ctx = _ctx(tmp_path, "", signals)
+    ctx.env.update({"OPENAI_API_KEY": "test-key", "HOME": str(tmp_path / "work")})
+    return ctx
+
+
+def test_a_401_is_infra_at_the_first_reconnect_then_agent_error_after_a_success(
+    tmp_path: Path,
+) -> None:
+    with start_responses_double({"fail_auth": True}) as double:
+        agent = _real(double.url, **{"model_providers.local.stream_max_retries": 1})
+        ctx = _real_ctx(tmp_path, RunSignals())
+        with pytest.raises(InfraFailure, match="is unreachable: codex said 'Reconnecting"):
+            asyncio.run(agent.run(ctx))
+        assert ctx.transcript.of_kind("agent_stopped")
+        signals = RunSignals()
+        signals.model_call_succeeded = True  # an earlier attempt of the run reached the model
+        out = asyncio.run(agent.run(_real_ctx(tmp_path, signals)))
     assert out.error is not None and "401" in out.error
 
 
-def test_reconnecting_then_an_answer_succeeds(tmp_path: Path) -> None:
-    agent = CodexAgent({"model": "gpt-5.5", "executable": _exe(tmp_path)})
-    ctx = _ctx(tmp_path, "reconnecting", RunSignals())
-    out = asyncio.run(agent.run(ctx))
+def test_a_reconnect_that_heals_is_left_to_codex_and_succeeds(tmp_path: Path) -> None:
+    with start_responses_double({"stall_on": [1]}) as double:
+        agent = _real(double.url, **{"model_providers.local.stream_idle_timeout_ms": 500})
+        ctx = _real_ctx(tmp_path, RunSignals())
+        out = asyncio.run(agent.run(ctx))
     assert out.error is None and out.final_answer
     assert out.seeding is not None and out.seeding.reason == "codex takes no seed"
     assert out.input_tokens.provenance == "measured" and ctx.signals.model_call_succeeded
     texts = [m["text"] for m in ctx.transcript.of_kind("message")]
     assert any(t.startswith("Reconnecting...") for t in texts)
+    assert not ctx.transcript.of_kind("agent_stopped")
 
 
 def test_without_approve_mode_the_fake_rejects_mcp_calls_as_codex_does(tmp_path: Path) -> None:

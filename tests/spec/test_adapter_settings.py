@@ -101,3 +101,18 @@ def test_an_arm_whose_surface_the_adapter_cannot_receive_is_refused(
     assert problem.line == 12 and problem.yaml_path == "arms.local.attachments", str(problem)
     assert "the scripted agent cannot receive attachments" in str(problem)
     assert "without its treatment" in str(problem)
+
+
+def test_claude_code_receives_an_attachment_only_with_a_file_reading_tool(
+    write: Callable[[str, str], Path], tmp_path: Path
+) -> None:
+    (tmp_path / "doc.pdf").write_bytes(b"%PDF-1.4\n")
+    base = _experiment("claude-code", {"model": "sonnet"})
+    base = base.replace("protocol: protocol.md\n", "protocol: protocol.md\nfiles: [doc.pdf]\n")
+    base = base.replace("local: {tools: none}", "local: {tools: none, attachments: [doc.pdf]}")
+    (problem,) = check_experiment(write(base, "bad.yaml"))
+    assert problem.yaml_path == "arms.local.attachments"
+    assert "the claude-code agent cannot receive attachments" in str(problem)
+    with_read = base.replace('    model: "sonnet"\n', '    model: "sonnet"\n    tools: [Read]\n')
+    assert with_read != base
+    assert check_experiment(write(with_read, "ok.yaml")) == []

@@ -15,6 +15,7 @@ from pairbench._errors import PairbenchError
 from pairbench.cli._app import app, out, user_errors
 from pairbench.cli._run import finish
 from pairbench.runner import start_run
+from pairbench.spec import load_experiment
 from pairbench.studies import Study
 
 
@@ -124,6 +125,11 @@ def _demo_copy(
         if not model:
             raise PairbenchError(f"--agent {agent} needs --model (e.g. --model sonnet)")
         settings["model"] = model
+        if agent == "claude-code" and any(
+            arm.attachments
+            for arm in load_experiment(study.experiment_path).experiment.arms.values()
+        ):
+            settings["tools"] = ["Read"]  # every arm gets the same file-reading tool
     else:
         raise PairbenchError(f"--agent {agent!r}: choose scripted, openai, claude-code or codex")
     yaml = YAML()

@@ -100,8 +100,15 @@ def transport(frame: Frame) -> list[dict[str, Any]]:
     calls = table.calls
     measured_cold = table.is_value("cold_start_ms_prov", "measured")
     with_metrics = frame.scored[cols["metrics"][frame.scored]]
+    # Kept infra attempts are not scored, but a server under test that failed to connect is
+    # still a result of its transport: counted apart, never pooled with scored trials.
+    infra_code = frame.outcome.index("infra") if "infra" in frame.outcome else -2
+    kept_infra = frame.kept[cols["outcome"][frame.kept] == infra_code]
+    kept_infra = kept_infra[cols["metrics"][kept_infra]]
     out = []
     for i, arm in enumerate(frame.arms):
+        infra_rows = frame.of_arm(kept_infra, i)
+        infra_failures = cols["transport_failures"][infra_rows]
         rows = frame.of_arm(with_metrics, i)
         connect = cols["connect_ms"][rows]
         cold = cols["cold_start_ms"][rows][measured_cold[rows]]
@@ -137,6 +144,8 @@ def transport(frame: Frame) -> list[dict[str, Any]]:
                 "transport_failures": int(failures.sum()),
                 "trials_with_transport_failures": int((failures > 0).sum()),
                 "transport_failure_kinds": dict(sorted(kinds.items())),
+                "infra_attempts_with_transport_failures": int((infra_failures > 0).sum()),
+                "infra_transport_failures": int(infra_failures.sum()),
             }
         )
     return out

@@ -18,6 +18,8 @@ def transport(s: Mapping[str, Any]) -> Section:
             f.median_n(t["server_call_ms"], "ms", "calls"),
             f.median_n(t["cold_start_ms"], "ms", "trials"),
             f"{t['transport_failures']} (in {t['trials_with_transport_failures']} trials)",
+            f"{t.get('infra_transport_failures', 0)} (in "
+            f"{t.get('infra_attempts_with_transport_failures', 0)} attempts)",
         ]
         for t in s["transport"]
     ]
@@ -32,11 +34,13 @@ def transport(s: Mapping[str, Any]) -> Section:
                     "Server per-call latency, median",
                     "Cold start, median",
                     "Transport failures",
+                    "In infra attempts",
                 ],
                 rows,
             ),
             "Only measured values enter these medians; connect time counts trials whose every "
-            "server connect was measured.",
+            "server connect was measured. Failures in infra attempts (a server not connected "
+            "when the agent started, say) are kept apart: those attempts were re-run.",
         ],
     )
 

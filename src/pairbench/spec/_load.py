@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 from collections.abc import Collection, Iterator, Mapping
@@ -141,6 +142,11 @@ def _surfaces(
     receives = getattr(cls, "receives", None)
     if cls is None or receives is None:
         return
+    narrowed = getattr(cls, "receives_with", None)
+    settings = _get(agent, ("settings",))
+    if callable(narrowed) and isinstance(settings, dict):
+        with contextlib.suppress(Exception):  # bad settings are reported by _settings
+            receives = narrowed(settings)
     wanted: dict[str, tuple[Part, ...]] = {}
     tools = _get(arm, ("tools",))
     for kind in ("mcp", "webmcp"):
@@ -156,7 +162,7 @@ def _surfaces(
                 where,
                 f"the {adapter} agent cannot receive {_SURFACES[kind]}, so this arm would "
                 "run without its treatment",
-                f"use an adapter that can (this one receives: {able}), or remove them",
+                f"use an adapter (or settings) that can: this one receives {able}",
             )
 
 

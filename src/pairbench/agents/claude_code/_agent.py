@@ -114,6 +114,16 @@ class ClaudeCodeAgent:
         self.settings = ClaudeCodeSettings.parse(settings)
 
     @classmethod
+    def receives_with(cls, settings: dict[str, Any]) -> frozenset[str]:
+        """What it can be given with these settings: an attachment only with a file-reading
+        tool (``tools: [Read]`` or ``default``), or it would sit unread in the folder."""
+        tools = settings.get("tools", "")
+        names = {tools} if isinstance(tools, str) else {str(t) for t in tools or []}
+        if names & {"Read", "default"}:
+            return cls.receives
+        return cls.receives - {"attachments"}
+
+    @classmethod
     def describe(cls, settings: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
         """What run.json records of an arm: tool discovery and the pinned variables."""
         parsed = ClaudeCodeSettings.parse(settings)
