@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CONSTRAINTS := constraints.txt
 
-.PHONY: demo test check lint types install dev docs locks system-deps agent-clis clean-venv
+.PHONY: demo test test-fast check lint types install dev docs locks system-deps agent-clis clean-venv
 
 # The real agent CLIs the end-to-end tests run (Claude Code, Codex), pinned by the committed
 # lock file, installed from npm into a git-ignored folder. npm keeps its download cache in
@@ -89,6 +89,10 @@ agent-clis: $(CLIS)/node_modules/.installed
 
 test: check system-deps agent-clis
 	$(PY) -m pytest -q
+
+# Lint, types and every test that needs no browser, R, real agent CLI or Ray (< 2 minutes).
+test-fast: check
+	$(PY) -m pytest -q -m "not slow"
 
 # Re-freeze the built-in studies' locks (after changing a study or pairbench itself).
 locks: install

@@ -61,3 +61,55 @@ def server_env() -> dict[str, str]:
     """A scrubbed environment that still lets a child import pairbench from the checkout."""
     src = Path(__file__).resolve().parents[1] / "src"
     return {"PYTHONPATH": str(src), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+
+# `make test-fast` runs `pytest -m "not slow"`: no browser, no R, no real agent CLI, no Ray,
+# no module of whole subprocess-driven runs. A module is slow when it needs one of those
+# (listed here, so a new one is one line); the rest is the fast set (under 2 minutes).
+SLOW_MODULES = {
+    # headless Chromium
+    "fixtures/test_webmcp_bridge.py",
+    "fixtures/test_webmcp_runner.py",
+    "fixtures/test_webmcp_surface.py",
+    "studies/webmcp_vs_pdf/test_page.py",
+    "studies/webmcp_vs_pdf/test_site.py",
+    "studies/webmcp_vs_pdf/test_study.py",
+    "test_openai_webmcp_end_to_end.py",
+    "test_real_cli_webmcp_vs_pdf.py",
+    # R
+    "analysis/test_hodges_lehmann.py",
+    "studies/webmcp_vs_pdf/test_metafor.py",
+    # the real claude and codex binaries
+    "agents/test_claude_agent.py",
+    "agents/test_codex_agent.py",
+    "test_real_claude.py",
+    "test_real_codex.py",
+    "testing/test_anthropic_double.py",
+    "testing/test_responses_double.py",
+    "runner/test_paths.py",
+    # Ray
+    "runner/test_ray_executor.py",
+    # whole runs through real servers and subprocesses (each module over ~10 s on 2 cores)
+    "test_end_to_end.py",
+    "studies/test_tracker_graders.py",
+    "cli/test_demo_agents.py",
+    "agents/test_openai.py",
+    "fixtures/test_mcp_surface.py",
+    "test_resume.py",
+    "test_openai_end_to_end.py",
+    "runner/test_one_writer.py",
+    "agents/test_simulated.py",
+    "cli/test_plan_power.py",
+    "runner/test_policies.py",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(__file__).parent
+    for item in items:
+        try:
+            rel = item.path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+        if rel in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

@@ -25,6 +25,7 @@ EXPECTED = [
     "ResumeRefused",
     "RunDir",
     "RunDirError",
+    "RunInUse",
     "RunOutcome",
     "Schedule",
     "ScriptedAgent",

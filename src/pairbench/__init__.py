@@ -14,6 +14,7 @@ from pairbench._errors import (
     RegistryError,
     ResumeRefused,
     RunDirError,
+    RunInUse,
     SpecError,
 )
 from pairbench._version import __version__
@@ -65,6 +66,7 @@ __all__ = [
     "ResumeRefused",
     "RunDir",
     "RunDirError",
+    "RunInUse",
     "RunOutcome",
     "Schedule",
     "ScriptedAgent",

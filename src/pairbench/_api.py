@@ -24,21 +24,28 @@ def write_report(run_dir: Path, *, bootstrap_reps: int | None = None) -> ReportP
         paths = write_report(Path("runs/mcp-transports-20261129T150000Z-abc123"))
         print(paths.markdown)
     """
-    # The report stack pulls in scipy.stats and jinja2 (~0.7 s): load it when reporting.
-    from pairbench.report import summarize, write_reports
-    from pairbench.report._paired_success import BOOTSTRAP_REPS
-    from pairbench.store._load_table import load_table
+    from pairbench.store._run_dir import RunDir
 
-    run = load_table(run_dir)
-    info = dict(run.info)
-    review = run.run_dir.path / "manual_review.json"
-    if review.is_file():
-        info["manual_review"] = _read_reviews(review)
-    reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
-    if reps < 1:
-        raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
-    summary = summarize(info, run.table, bootstrap_reps=reps)
-    return write_reports(run.run_dir.path, summary)
+    # A report is written by one writer at a time, and never while run or resume writes
+    # the run (a report of a run in flight would name a journal head already gone stale).
+    # Re-entrant: `pairbench run` writes its report under the lock it already holds.
+    with RunDir.open(run_dir).writer_lock("pairbench report"):
+        # The report stack pulls in scipy.stats and jinja2 (~0.7 s): load it when reporting,
+        # after the lock, so that a refusal comes at once.
+        from pairbench.report import summarize, write_reports
+        from pairbench.report._paired_success import BOOTSTRAP_REPS
+        from pairbench.store._load_table import load_table
+
+        run = load_table(run_dir)
+        info = dict(run.info)
+        review = run.run_dir.path / "manual_review.json"
+        if review.is_file():
+            info["manual_review"] = _read_reviews(review)
+        reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
+        if reps < 1:
+            raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
+        summary = summarize(info, run.table, bootstrap_reps=reps)
+        return write_reports(run.run_dir.path, summary)
 
 
 def _read_reviews(path: Path) -> list[dict[str, object]]:

@@ -3,10 +3,11 @@
 The hierarchy::
 
     PairbenchError                 one clear message with the fix; the CLI exits non-zero
-    ├── SpecError                  experiment.yaml is invalid (carries every problem found)
+    ├── SpecError                  experiment.yaml, or its lock, is invalid (every problem found)
     ├── RegistryError              an agent, grader, fixture or study name is not registered
     ├── RunDirError                a run directory is missing, corrupt, or would be overwritten
     ├── ResumeRefused              resume asked under a changed experiment
+    ├── RunInUse                   another process is writing the run (run, resume or report)
     └── InfraStop                  a trial failed for infrastructure reasons twice
 """
 
@@ -41,6 +42,12 @@ class RunDirError(PairbenchError):
 
 class ResumeRefused(PairbenchError):
     """``resume`` refuses to continue a run under a different experiment."""
+
+
+class RunInUse(PairbenchError):
+    """Another live process holds the run's writer lock; names its PID and command."""
+
+    exit_code = 75  # EX_TEMPFAIL: nothing is wrong with the run; try again once it is free
 
 
 class InfraStop(PairbenchError):

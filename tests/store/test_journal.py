@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from pairbench import RunDirError
 from pairbench.store import Journal, write_atomic
 
 
@@ -31,7 +32,7 @@ def test_a_torn_last_line_is_dropped_on_read_and_cut_before_appending(tmp_path: 
 def test_a_corrupt_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     path.write_text('{"event": "a"}\nnot json\n{"event": "b"}\n', encoding="utf-8")
-    with pytest.raises(json.JSONDecodeError):
+    with pytest.raises(RunDirError, match=r"journal\.jsonl:2: not a JSON line"):
         Journal.read(path)
 
 

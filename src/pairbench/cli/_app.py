@@ -32,12 +32,12 @@ def user_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except SpecError as exc:
-            for problem in exc.problems:
-                err.print(problem, markup=False, highlight=False)
+            for problem in exc.problems:  # one line each, however long: never wrapped
+                err.print(problem, markup=False, highlight=False, soft_wrap=True)
             err.print(f"{len(exc.problems)} problem(s) found.", style="bold red")
             raise typer.Exit(exc.exit_code) from None
         except PairbenchError as exc:
-            err.print(f"error: {exc}", style="red", markup=False, highlight=False)
+            err.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper  # type: ignore[return-value]

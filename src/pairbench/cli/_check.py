@@ -22,7 +22,7 @@ def check(file: Path = typer.Argument(..., help="The experiment.yaml to validate
     problems = check_experiment(file)
     if problems:
         for problem in problems:
-            err.print(str(problem), markup=False, highlight=False)
+            err.print(str(problem), markup=False, highlight=False, soft_wrap=True)
         err.print(f"{len(problems)} problem(s) found in {file}.", style="bold red")
         raise typer.Exit(2)
     out.print(f"{file}: ok")

@@ -12,6 +12,8 @@ from pairbench._api import write_report
 from pairbench.cli._app import app, err, out, user_errors
 from pairbench.cli._table import print_outcomes
 from pairbench.runner import RunOutcome, resume_run, start_run
+from pairbench.store._load_run import check_run
+from pairbench.store._lock import hold_writer_locks
 
 
 def finish(outcome: RunOutcome) -> None:
@@ -63,20 +65,22 @@ def run(
         pairbench run experiment.yaml --runs-dir runs --run-seed 7
         pairbench run experiment.yaml --executor ray --address ray://head:10001
     """
-    finish(
-        start_run(
-            file,
-            runs_dir,
-            run_seed=run_seed,
-            concurrency=concurrency,
-            progress=sys.stderr.isatty(),
-            case_set=case_set,
-            accept_harness_change=accept_harness_change,
-            new_campaign=new_campaign,
-            executor=executor,
-            ray_address=address,
+    # One writer from start to exit: the run's lock is still held while its report is written.
+    with hold_writer_locks():
+        finish(
+            start_run(
+                file,
+                runs_dir,
+                run_seed=run_seed,
+                concurrency=concurrency,
+                progress=sys.stderr.isatty(),
+                case_set=case_set,
+                accept_harness_change=accept_harness_change,
+                new_campaign=new_campaign,
+                executor=executor,
+                ray_address=address,
+            )
         )
-    )
 
 
 @app.command()
@@ -98,9 +102,13 @@ def resume(
 
         pairbench resume runs/mcp-transports-20261129T150000Z-1a2b3c
     """
-    finish(
-        resume_run(run_dir, progress=sys.stderr.isatty(), executor=executor, ray_address=address)
-    )
+    check_run(run_dir)  # the runner trusts the files it wrote: a damaged one is one error
+    with hold_writer_locks():
+        finish(
+            resume_run(
+                run_dir, progress=sys.stderr.isatty(), executor=executor, ray_address=address
+            )
+        )
 
 
 @app.command(name="report")

@@ -16,6 +16,7 @@ from pairbench.cli._app import app, out, user_errors
 from pairbench.cli._run import finish
 from pairbench.runner import start_run
 from pairbench.spec import load_experiment
+from pairbench.store._lock import hold_writer_locks
 from pairbench.studies import Study
 
 
@@ -103,7 +104,8 @@ def demo(
     experiment = study.experiment_path
     if agent != "scripted":
         experiment = _demo_copy(study, runs_dir, agent, base_url, model, api_key_env)
-    finish(start_run(experiment, runs_dir, run_seed=run_seed, progress=sys.stderr.isatty()))
+    with hold_writer_locks():  # the report at the end is written under the run's lock
+        finish(start_run(experiment, runs_dir, run_seed=run_seed, progress=sys.stderr.isatty()))
 
 
 def _demo_copy(

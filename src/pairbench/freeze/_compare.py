@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pairbench.analysis import mcnemar_exact, paired_counts, wilson
-from pairbench.store._load_run import load_run
+from pairbench.store._load_run import load_run, read_run_info
 from pairbench.store._records import SCORED_OUTCOMES
+from pairbench.store._run_dir import RunDir
 
 TREATMENT_PATHS = {
     "arm": (),
@@ -63,13 +63,13 @@ def _matches(path: str, pattern: str) -> bool:
 
 def _frozen(info: dict[str, Any]) -> dict[str, Any]:
     """The identities a comparison checks, flattened to dotted paths."""
-    ident = dict(info.get("identities", {}))
+    ident = dict(info.get("identities") or {})
     ident.pop("executable", None)
     ident.pop("platform", None)  # machine identity: where it ran, not what ran
     flat: dict[str, Any] = {}
     _flatten(
         {
-            "experiment_model": info.get("experiment_model", {}),
+            "experiment_model": info.get("experiment_model") or {},
             "identities": ident,
             "run_seed": info.get("run_seed"),
             "case_set": info.get("case_set"),
@@ -84,11 +84,13 @@ def compare_runs(run_a: Path, run_b: Path, treatment: str | None = None) -> Comp
     """Check the two runs' identities; if only the treatment differs, pair them up.
 
     Trials pair on (arm, task, trial): the runs must share the run seed so a pair saw the
-    same seeded content.
+    same seeded content. Raises ``RunDirError`` naming a file of either run that cannot be
+    read.
     """
-    info_a = json.loads((run_a / "run.json").read_text(encoding="utf-8"))
-    info_b = json.loads((run_b / "run.json").read_text(encoding="utf-8"))
-    chosen = treatment or str(info_a.get("experiment_model", {}).get("treatment", "arm"))
+    info_a = read_run_info(RunDir.open(run_a))
+    info_b = read_run_info(RunDir.open(run_b))
+    model = info_a.get("experiment_model") or {}
+    chosen = treatment or str(model.get("treatment", "arm"))
     allowed = TREATMENT_PATHS.get(chosen, ())
     fa, fb = _frozen(info_a), _frozen(info_b)
     mismatches = [

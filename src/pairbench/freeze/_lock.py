@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from pairbench import _registry
+from pairbench._errors import SpecError
 from pairbench._model import Frozen
 from pairbench._version import __version__
 from pairbench.freeze._hashing import (
@@ -17,7 +18,7 @@ from pairbench.freeze._hashing import (
     harness_sha256,
     sha256_path,
 )
-from pairbench.spec._load import LoadedExperiment
+from pairbench.spec._load import LoadedExperiment, Problem
 from pairbench.store._atomic import write_atomic
 
 
@@ -113,7 +114,21 @@ def lock_path(loaded: LoadedExperiment) -> Path:
 
 
 def read_lock(path: Path) -> Lock:
-    return Lock.model_validate_json(path.read_bytes())
+    """The lock in ``path``; raises ``SpecError`` naming it if it is not a readable lock."""
+    try:
+        return Lock.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in err["loc"])
+        what = str(err["msg"]).removeprefix("Input ")
+        reason = f"{where}: {what}" if where else what
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    fix = (
+        "write it again with `pairbench freeze` on the experiment, and review the change "
+        "(git diff) before committing it"
+    )
+    raise SpecError([str(Problem(str(path), None, "", f"not a pairbench lock ({reason})", fix))])
 
 
 def write_lock(loaded: LoadedExperiment) -> tuple[Path, Path, Lock]:

@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pairbench._errors import SpecError
 from pairbench.freeze._hashing import LOCK_NAME, sha256_path
 from pairbench.freeze._lock import Lock, build_lock, read_lock
 from pairbench.spec._load import LoadedExperiment, load_experiment
 from pairbench.store._journal import Journal
+from pairbench.store._load_run import read_run_info
+from pairbench.store._run_dir import RunDir
 
 
 @dataclass(frozen=True)
@@ -88,19 +91,31 @@ def _check_file(run_dir: Path, kind: str, rel: object, expected: object) -> Mism
     if not isinstance(rel, str):
         return None
     path = run_dir / rel
+    try:
+        inside = path.resolve().is_relative_to(run_dir.resolve()) and not Path(rel).is_absolute()
+    except (OSError, ValueError):  # a name too long, a NUL byte, a symlink loop
+        inside = False
+    if not inside:  # the journal names files inside the run; hashing /etc/passwd proves nothing
+        return Mismatch(kind, rel, str(expected), "not a file inside the run directory")
     if not path.is_file():
         return Mismatch(kind, rel, str(expected), None)
-    found = sha256_path(path)
+    try:
+        found = sha256_path(path)
+    except OSError as exc:
+        return Mismatch(kind, rel, str(expected), f"unreadable ({exc.strerror or exc})")
     return None if found == expected else Mismatch(kind, rel, str(expected), found)
 
 
 def verify_run(run_dir: Path) -> list[Mismatch]:
-    """Check every result and transcript against the journal, and the run's lock."""
-    import json
+    """Check every result and transcript against the journal, and the run's lock.
 
+    Raises ``RunDirError`` when ``run.json`` or the journal cannot be read at all.
+    """
+    opened = RunDir.open(run_dir)
+    info = read_run_info(opened)
     out: list[Mismatch] = []
     journaled: set[str] = set()
-    for event in Journal.read(run_dir / "journal.jsonl"):
+    for event in Journal.read(opened.journal_path):
         if event.get("event") != "attempt_finished":
             continue
         for kind, key in (("result", "result"), ("transcript", "transcript")):
@@ -115,7 +130,6 @@ def verify_run(run_dir: Path) -> list[Mismatch]:
             rel = path.relative_to(run_dir).as_posix()
             if path.is_file() and not path.name.endswith(".partial") and rel not in journaled:
                 out.append(Mismatch("unjournaled", rel, "a journal entry", None))
-    info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     stored = run_dir / "lock.json"
     if info.get("lock_sha256"):
         if not stored.is_file():
@@ -124,13 +138,18 @@ def verify_run(run_dir: Path) -> list[Mismatch]:
             out.append(Mismatch("lock", "lock.json", info["lock_sha256"], sha256_path(stored)))
         else:
             exp_file = Path(str(info.get("experiment_file", "")))
+            try:
+                frozen = read_lock(stored)
+            except SpecError:  # its bytes match run.json's hash: run.json was edited too
+                out.append(Mismatch("lock", "lock.json", "a pairbench lock", "not one"))
+                return out
             if exp_file.is_file():
                 now = build_lock(load_experiment(exp_file))
                 out += [
                     Mismatch(
                         m.kind, f"{m.path} (experiment changed since the run)", m.expected, m.found
                     )
-                    for m in diff_locks(read_lock(stored), now)
+                    for m in diff_locks(frozen, now)
                     if m.kind != "harness"
                 ]
     return out

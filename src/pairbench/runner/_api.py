@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import platform
 import sys
 from dataclasses import dataclass
@@ -24,7 +25,6 @@ from pairbench.runner._run import Executor, RunState, run_with_signals
 from pairbench.schedule._plan import Schedule, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
 from pairbench.spec._load import LoadedExperiment, load_experiment
-from pairbench.store._atomic import write_atomic
 from pairbench.store._records import TrialResult
 from pairbench.store._run_dir import RunDir, new_run_id
 
@@ -182,6 +182,8 @@ def start_run(
     """
     loaded = experiment if isinstance(experiment, LoadedExperiment) else load_experiment(experiment)
     check_executor(loaded, executor, ray_address)
+    # Before the gate, which reads every run.json here: a dead run's unnamed folder is none.
+    RunDir.clear_abandoned(runs_dir)
     gate = check_gate(
         loaded,
         runs_dir,
@@ -193,9 +195,8 @@ def start_run(
     seed = derive_run_seed(run_id) if run_seed is None else run_seed
     schedule = build_schedule(loaded.experiment, seed, gate.case_set)
     workers = concurrency or loaded.experiment.budget.concurrency
-    run_dir = RunDir.create(runs_dir, run_id)
     lock_bytes = gate.lock.to_bytes()
-    lock_sha = write_atomic(run_dir.path / "lock.json", lock_bytes)
+    lock_sha = hashlib.sha256(lock_bytes).hexdigest()
     info = _run_json(loaded, run_id, schedule, workers)
     info.update(
         executor={"name": executor, "address": ray_address},
@@ -211,12 +212,14 @@ def start_run(
     )
     info["identities"].update(run_identities(loaded))
     info["invocations"].append({"command": "run", "at": _now(), "executor": executor})
-    # The planned order is on disk before the first attempt starts.
-    run_dir.write_run_json(info)
-    journal = run_dir.journal()
-    journal.append("run_started", run_id=run_id, planned=schedule.attempts)
-    journal.close()
-    return _execute(loaded, run_dir, info, RunState(), workers, progress)
+    # The planned order is on disk before the first attempt starts: the folder appears under
+    # its name only with its plan and lock in it, and with this process as its writer.
+    files = {"lock.json": lock_bytes, "run.json": RunDir.encode_run_json(info)}
+    with RunDir.create_locked(runs_dir, run_id, files, command="pairbench run") as run_dir:
+        journal = run_dir.journal()
+        journal.append("run_started", run_id=run_id, planned=schedule.attempts)
+        journal.close()
+        return _execute(loaded, run_dir, info, RunState(), workers, progress)
 
 
 def resume_run(
@@ -233,6 +236,14 @@ def resume_run(
     or ``ray_address`` says otherwise.
     """
     run_dir = RunDir.open(run_dir_path)
+    # The whole resume is one writer: another run, resume or report of this run is refused.
+    with run_dir.writer_lock("pairbench resume"):
+        return _resume(run_dir, progress, executor, ray_address)
+
+
+def _resume(
+    run_dir: RunDir, progress: bool, executor: str | None, ray_address: str | None
+) -> RunOutcome:
     info = run_dir.read_run_json()
     exp_file = Path(str(info.get("experiment_file", "")))
     if not exp_file.is_file():

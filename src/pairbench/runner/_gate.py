@@ -49,6 +49,8 @@ def _held_out_campaigns(runs_dir: Path, lock_sha: str) -> list[str]:
             info = json.loads(info_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
+        if not isinstance(info, dict) or info_path.parent.name.startswith("."):
+            continue  # not a run's run.json (damaged, or a folder that never started)
         if info.get("case_set") == HELD_OUT and info.get("lock_sha256") == lock_sha:
             found.append(info_path.parent.name)
     return found

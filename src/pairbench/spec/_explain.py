@@ -68,6 +68,7 @@ _TYPE_FIX = {
     "model": "use a mapping (key: value)",
     "list": "use a list",
     "tuple": "write it as a pair of arm names, e.g. [arm-a, arm-b]",
+    "finite": "use a finite number (not .inf or .nan)",
 }
 _BOUNDS = {
     "greater_than": ("greater than", "gt"),
@@ -111,6 +112,8 @@ def _explain(err: Mapping[str, Any], at: _Loc) -> tuple[str, str]:
         if at.target is McpServer:
             return text, "give a stdio server 'command' and an http server 'serve', not both"
         return text, "correct the value"
+    if kind == "too_short" and parts == ("tasks",):
+        return "the experiment has no task", "add a task"
     if kind in ("too_long", "too_short") and parts and parts[0] == "comparisons":
         return f"a comparison names exactly 2 arms{got_text}", _TYPE_FIX["tuple"]
     message = str(err["msg"]).removeprefix("Input ") + got_text

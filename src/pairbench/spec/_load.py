@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import math
 import os
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from pairbench._registry import load, names
 from pairbench.agents._settings import settings_problems
 from pairbench.spec._canonical import canonical_hash
 from pairbench.spec._explain import _model_problems
-from pairbench.spec._models import Experiment
+from pairbench.spec._models import MAX_PLANNED_TRIALS, MAX_TRIALS, Experiment
 from pairbench.spec._yaml import (
     _GROUPS,
     Found,
@@ -49,6 +50,7 @@ def _semantic(
     if arms is not None and len(arms) < 2:
         yield ("arms",), f"needs at least 2 arms (found {len(arms)})", "add an arm to compare with"
     yield from _comparisons(data.get("comparisons"), arms)
+    yield from _planned(data, arms)
     agents: list[tuple[tuple[Part, ...], Any]] = [(("agent",), data.get("agent"))]
     agents += [(("arms", a, "agent"), _get(arm, ("agent",))) for a, arm in (arms or {}).items()]
     for where, agent in agents:
@@ -84,12 +86,37 @@ def _semantic(
         if isinstance(task_id, str) and task_id in first_at:
             message = f"task id '{task_id}' is already used by tasks[{first_at[task_id]}]"
             yield ("tasks", i, "id"), message, "give every task its own id"
-        first_at.setdefault(task_id, i)
+        if isinstance(task_id, str):  # any other id is the model's to report
+            first_at.setdefault(task_id, i)
         name = _get(task, ("grader", "name"))
         yield from _registered(registry, "graders", ("tasks", i, "grader", "name"), name)
         yield from _registered(registry, "fixtures", ("tasks", i, "fixture"), task.get("fixture"))
         for key in ("prompt", "plan"):
             yield from _named_file(root, ("tasks", i, key), task.get(key))
+
+
+def _planned(data: dict[str, Any], arms: dict[str, Any] | None) -> Iterator[Found]:
+    """A plan past ``MAX_PLANNED_TRIALS``, counted once every count in it is valid."""
+
+    def count(value: Any) -> int | None:
+        valid = isinstance(value, int) and not isinstance(value, bool)
+        return value if valid and 1 <= value <= MAX_TRIALS else None
+
+    tasks = data.get("tasks")
+    default = count(data.get("trials", 1))
+    if arms is None or not isinstance(tasks, list) or default is None:
+        return  # the models report what is malformed
+    each = [count(t.get("trials") or default) if isinstance(t, dict) else None for t in tasks]
+    if None in each:
+        return
+    total = len(arms) * sum(n for n in each if n is not None)
+    if total > MAX_PLANNED_TRIALS:
+        yield (
+            ("trials",),
+            f"plans {total:,} trials ({len(arms)} arms x {total // len(arms):,} task trials), "
+            f"more than the {MAX_PLANNED_TRIALS:,} a run may have",
+            "lower 'trials' (or a task's 'trials'), or split the experiment into several",
+        )
 
 
 def _attachments(root: Path, arm: str, attachments: Any, files: Any) -> Iterator[Found]:
@@ -168,7 +195,7 @@ def _surfaces(
 
 def _comparisons(comparisons: Any, arms: dict[str, Any] | None) -> Iterator[Found]:
     seen: set[frozenset[str]] = set()
-    known = ", ".join(sorted(arms or {})) or "none defined"
+    known = ", ".join(sorted(str(a) for a in arms or {})) or "none defined"
     for i, pair in enumerate(comparisons if isinstance(comparisons, list) else []):
         if (
             not isinstance(pair, list)
@@ -206,13 +233,35 @@ def _named_file(root: Path, where: tuple[Part, ...], rel: Any) -> Iterator[Found
     if not isinstance(rel, str) or not rel:
         return
     fix = "name a file inside the experiment's folder, relative to it (e.g. prompts/x.md)"
+    try:
+        target = (root / rel).resolve()
+        is_file = target.is_file()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte, a symlink loop
+        yield where, f"'{rel}' cannot be a file name ({_reason(exc)})", fix
+        return
     if Path(rel).is_absolute() or rel.startswith(("/", "\\")) or PureWindowsPath(rel).drive:
         yield where, f"'{rel}' is an absolute path", fix
-    elif not (root / rel).resolve().is_relative_to(root):
+    elif not target.is_relative_to(root):
         yield where, f"'{rel}' points outside the experiment's folder", fix
-    elif not (root / rel).resolve().is_file():
+    elif not is_file:
         fix = "create it, or correct the path (relative to the experiment file's folder)"
         yield where, f"file '{rel}' does not exist", fix
+
+
+def _non_finite(value: Any, where: tuple[Part, ...]) -> Iterator[tuple[Part, ...]]:
+    """The path of every ``.nan`` or ``.inf``: the canonical JSON cannot hold them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield where
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _non_finite(item, (*where, str(key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _non_finite(item, (*where, index))
+
+
+def _reason(exc: Exception) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
 def _named_dir(root: Path, where: tuple[Part, ...], rel: Any) -> Iterator[Found]:
@@ -220,9 +269,15 @@ def _named_dir(root: Path, where: tuple[Part, ...], rel: Any) -> Iterator[Found]
     # may leave the folder; it must still be relative, or no two machines would agree.
     if not isinstance(rel, str) or not rel:
         return
+    try:
+        is_dir = (root / rel).is_dir()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte, a symlink loop
+        reason = _reason(exc)
+        yield where, f"'{rel}' cannot be a folder name ({reason})", "give the checkout's real path"
+        return
     if Path(rel).is_absolute():
         yield where, f"'{rel}' is an absolute path", "give the checkout relative to the file"
-    elif not (root / rel).is_dir():
+    elif not is_dir:
         yield where, f"folder '{rel}' does not exist", "check out the source there or fix it"
 
 
@@ -254,6 +309,12 @@ def _check(
         for p, m, f in _semantic(data, root, registry)
     ]
     everything = [*problems, *model_problems, *semantic]
+    if not everything:  # the free-form values (settings, args) must hash, as `run` hashes them
+        fix = "use a finite number (not .inf or .nan)"
+        everything = [
+            Problem(file, lines.line(format_path(p)), format_path(p), "is not a finite number", fix)
+            for p in _non_finite(data, ())
+        ]
     everything.sort(key=lambda p: p.line or 0)
     return _Checked(everything, experiment if not everything else None)
 

@@ -25,6 +25,18 @@ def _safe_id(value: str) -> str:
 
 SafeId = Annotated[str, AfterValidator(_safe_id)]
 
+MAX_TRIALS = 100_000
+"""Trials of one task: past this a typo (an extra digit or ten) would plan a run that never
+ends; ``check`` says so instead."""
+MAX_TIMEOUT_S = 86_400.0
+"""The longest trial timeout: a day. Longer is a unit slip (milliseconds for seconds)."""
+MAX_CONCURRENCY = 10_000
+"""Agent attempts in flight at once: each holds processes and files open, so far past this
+a run fails on the machine's limits before it gets any faster."""
+MAX_PLANNED_TRIALS = 1_000_000
+"""Trials of a whole run (arms x each task's trials): the scale a report is measured at
+(README, "The trial table"); a bigger plan is refused by ``check``, not found to hang."""
+
 
 class McpServer(Frozen):
     """One MCP server on an arm's tool surface."""
@@ -132,11 +144,13 @@ class Source(Frozen):
 class Resources(Frozen):
     """What one attempt of an arm asks of a Ray node (``--executor ray``; local ignores it)."""
 
-    num_cpus: float | None = Field(default=None, ge=0)
-    num_gpus: float | None = Field(default=None, ge=0)
+    num_cpus: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    num_gpus: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     memory_mb: int | None = Field(default=None, gt=0)
     """Memory Ray reserves for the attempt (``ray.remote(memory=...)``), in MiB."""
-    custom: dict[str, float] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    custom: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
+        default_factory=dict, exclude_if=lambda v: not v
+    )
     """Custom Ray resources by name (``ray.remote(resources=...)``)."""
 
 
@@ -176,7 +190,7 @@ class Task(Frozen):
     fixture: str | None = None
     """A name registered under ``pairbench.fixtures``: seeded content and ground truth."""
     grader: GraderRef
-    trials: int | None = Field(default=None, ge=1)
+    trials: int | None = Field(default=None, ge=1, le=MAX_TRIALS)
     """Overrides the experiment's trial count for this task."""
     plan: str | None = None
     """Path of the scripted agent's plan for this task (ignored by other agents)."""
@@ -187,13 +201,13 @@ class Task(Frozen):
 class Budget(Frozen):
     """Time, concurrency and money limits."""
 
-    trial_timeout_s: float = Field(default=120.0, gt=0)
-    concurrency: int = Field(default=4, ge=1)
+    trial_timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
+    concurrency: int = Field(default=4, ge=1, le=MAX_CONCURRENCY)
     """Agent attempts in flight at once. The arms of a pair still run one after the other, in
     the pair's planned order; a slot a pair frees between its arms goes to another pair."""
-    cost_ceiling_usd: float | None = Field(default=None, ge=0)
+    cost_ceiling_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """Hard ceiling; the run stops (remaining trials ``not_run``) before crossing it."""
-    cost_per_trial_usd: float | None = Field(default=None, ge=0)
+    cost_per_trial_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """The per-attempt cost estimate the projection uses."""
 
 
@@ -212,7 +226,7 @@ class Experiment(Frozen):
     description: str = ""
     protocol: str | None = None
     """Path of the protocol document (hashed with every other named file)."""
-    trials: int = Field(default=1, ge=1)
+    trials: int = Field(default=1, ge=1, le=MAX_TRIALS)
     order: Literal["alternate", "randomized"] = "alternate"
     budget: Budget = Field(default_factory=Budget)
     infra: InfraPolicy = Field(default_factory=InfraPolicy)
@@ -226,7 +240,7 @@ class Experiment(Frozen):
     """The arm pairs that get a significance test; other pairs get counts and intervals only."""
     agent: AgentSpec
     arms: dict[SafeId, Arm]
-    tasks: list[Task]
+    tasks: list[Task] = Field(min_length=1)
 
     def arm_agent(self, arm: str) -> AgentSpec:
         """The agent that runs in ``arm``."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,8 +13,12 @@ from typing import Any, NamedTuple
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
-from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.composer import Composer, MaxDepthExceededError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
+from ruamel.yaml.reader import ReaderError
+from ruamel.yaml.scanner import RoundTripScanner
 
 from pairbench._errors import SpecError
 from pairbench._registry import Group
@@ -20,6 +26,18 @@ from pairbench._registry import Group
 Part = str | int
 Found = tuple[tuple[Part, ...], str, str]  # (path, message, fix) of a problem
 _GROUPS: tuple[Group, ...] = ("agents", "graders", "fixtures")
+
+MAX_BYTES = 1024 * 1024
+"""The largest experiment file read. A hand-written protocol is a few KiB (prompts live in
+files of their own), and ruamel's round-trip parser takes seconds per MiB."""
+MAX_NODES = 50_000
+"""The most YAML values (nodes) a document may expand to, each alias counted as the values
+it repeats: 9 aliases nested 9 deep (a "billion laughs") would expand to 10^9 and exhaust
+memory. 50,000 is about 1,500 tasks; as ruamel's parser takes 0.05-0.15 ms a value, it
+also keeps a refusal of a dense document to a few seconds."""
+MAX_DEPTH = 64
+"""The deepest nesting allowed (an experiment is about 8 levels deep); the parser and the
+validators recurse, so a deeper document would exhaust the stack."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +108,9 @@ def _plain(node: Any, parts: tuple[Part, ...], lines: dict[str, int]) -> Any:
         out: dict[Any, Any] = {}
         for key, value in node.items():
             child = (*parts, str(key))
-            lines.setdefault(format_path(child), node.lc.key(key)[0] + 1)
+            # A key merged in (<<: *defaults) has no line here: use the mapping's own.
+            where = (node.lc.data or {}).get(key)
+            lines.setdefault(format_path(child), (where[0] if where else node.lc.line) + 1)
             out[_plain(key, (), {})] = _plain(value, child, lines)
         return out
     if isinstance(node, CommentedSeq):
@@ -105,6 +125,80 @@ def _plain(node: Any, parts: tuple[Part, ...], lines: dict[str, int]) -> Any:
         if isinstance(node, kind):
             return kind(node)
     return node
+
+
+class _Refused(Exception):
+    """A document past a limit: where (1-based line) and the problem's message and fix."""
+
+    def __init__(self, line: int | None, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.line, self.message, self.fix = line, message, fix
+
+
+class _BoundedComposer(Composer):
+    """ruamel's composer, counting every node the document expands to (aliases included).
+
+    An alias costs the size of the node it repeats, so a billion-laughs document is refused
+    at the alias that crosses ``MAX_NODES``, having composed a few dozen nodes; an alias to
+    a collection that contains it (``&a [*a]``) is refused, since it has no finite size.
+    """
+
+    def __init__(self, loader: Any = None) -> None:
+        super().__init__(loader=loader)
+        self._sizes: dict[int, int] = {}
+        """Expanded size of every finished node, by ``id`` (the tree keeps them alive)."""
+        self._expanded = 0
+        """Nodes composed so far, each alias counted as the size of what it repeats."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        before = self._expanded
+        event = self.parser.peek_event()
+        alias = isinstance(event, AliasEvent)
+        node = super().compose_node(parent, index)
+        unfinished = id(node) not in self._sizes  # only an ancestor is still being composed
+        if alias and isinstance(node, MappingNode | SequenceNode) and unfinished:
+            raise _Refused(
+                event.start_mark.line + 1,
+                f"the alias *{event.anchor} refers to a collection that contains it",
+                "write the value out instead of referring to its own anchor",
+            )
+        if alias:
+            self._expanded += self._sizes.get(id(node), 1)
+        else:
+            self._expanded += 1
+            self._sizes[id(node)] = self._expanded - before
+        if self._expanded > MAX_NODES:
+            what = f"the alias *{event.anchor}" if alias else "the document"
+            raise _Refused(
+                event.start_mark.line + 1,
+                f"{what} expands past {MAX_NODES:,} YAML values",
+                "write a smaller experiment; anchors and aliases (&x, *x, <<: *x) may repeat "
+                "a value only while the whole stays under the limit",
+            )
+        return node
+
+
+class _BoundedScanner(RoundTripScanner):
+    """ruamel's scanner, refusing flow collections (``[``, ``{``) nested past ``MAX_DEPTH``.
+
+    The composer's depth limit comes too late for them: a key may start at any ``[``, so
+    the scanner reads ahead to the matching bracket, and 100,000 of them take it minutes.
+    """
+
+    def fetch_flow_collection_start(self, TokenClass: Any, to_push: Any) -> None:
+        if self.flow_level >= MAX_DEPTH:
+            raise _Refused(
+                self.reader.get_mark().line + 1,
+                f"values are nested more than {MAX_DEPTH} levels deep",
+                "flatten the structure: an experiment is a few levels deep",
+            )
+        super().fetch_flow_collection_start(TokenClass, to_push)
+
+
+def _reader(exc: ReaderError, text: str) -> int | None:
+    """The 1-based line of a character the YAML reader refuses."""
+    position = exc.position if isinstance(exc.position, int) else None
+    return None if position is None else text.count("\n", 0, position) + 1
 
 
 def _duplicates(
@@ -127,27 +221,65 @@ def _duplicates(
             yield from _duplicates(item, (*parts, index), seen)
 
 
+def _read(path: str | os.PathLike[str]) -> str:
+    """The file's text, refusing one past ``MAX_BYTES`` before reading it all."""
+    if stat.S_ISFIFO(os.stat(path).st_mode):  # opening a pipe would wait for a writer
+        raise _Refused(None, "it is a pipe, not a file", "give the path of the experiment file")
+    with Path(path).open("rb") as handle:
+        data = handle.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise _Refused(
+            None,
+            f"the file is larger than {MAX_BYTES // 1024 // 1024} MiB",
+            "keep prompts, plans and data in files of their own, named from the experiment",
+        )
+    return data.decode("utf-8")
+
+
+def _loader() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.Scanner = _BoundedScanner
+    yaml.Composer = _BoundedComposer
+    yaml.max_depth = MAX_DEPTH
+    # Duplicates load (the first wins) so that every other problem is still reported in
+    # the same pass; _duplicates reports them all (ruamel's error names only the first).
+    yaml.allow_duplicate_keys = True
+    return yaml
+
+
 def _parse(path: str | os.PathLike[str]) -> _Parsed:
     file = os.fspath(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = _read(path)
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         fix = "give the path of a readable UTF-8 experiment file"
         return _Parsed(
             None, LineMap({}), [Problem(file, None, "", f"cannot read it: {reason}", fix)]
         )
+    except _Refused as exc:
+        return _Parsed(None, LineMap({}), [Problem(file, exc.line, "", exc.message, exc.fix)])
     problems: list[Problem] = []
+    yaml = _loader()
     try:
-        # Duplicate keys: ruamel's DuplicateKeyError names only the first one, so find
-        # them all on the node tree, then load with duplicates allowed (the first wins)
-        # so that every other problem is still reported in this same pass.
-        for ypath, line, first in _duplicates(YAML(typ="rt").compose(text), (), set()):
+        # Composed once, by the bounded scanner and composer (which refuse an oversized
+        # document before anything is built from it), then constructed from the nodes.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a reused anchor is legal YAML; say nothing
+            node = yaml.compose(text)
+        if node is None:
+            return _Parsed(None, LineMap({}), [])
+        for ypath, line, first in _duplicates(node, (), set()):
             fix = f"keep one of them: only the first (line {first}) would be used"
             problems.append(Problem(file, line, ypath, "duplicate key", fix))
-        loader = YAML(typ="rt")
-        loader.allow_duplicate_keys = True
-        raw = loader.load(text)
+        raw = yaml.constructor.construct_document(node)
+    except _Refused as exc:
+        return _Parsed(None, LineMap({}), [Problem(file, exc.line, "", exc.message, exc.fix)])
+    except MaxDepthExceededError as exc:
+        at = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
+        message = f"values are nested more than {MAX_DEPTH} levels deep"
+        fix = "flatten the structure: an experiment is a few levels deep"
+        return _Parsed(None, LineMap({}), [Problem(file, at, "", message, fix)])
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         at = mark.line + 1 if mark is not None else None
@@ -156,6 +288,23 @@ def _parse(path: str | os.PathLike[str]) -> _Parsed:
         if "'\\t'" in message:  # ruamel spells a tab as the two characters \t
             fix = "indent with spaces, not tabs"
         return _Parsed(None, LineMap({}), [*problems, Problem(file, at, "", message, fix)])
+    except ReaderError as exc:
+        message = f"invalid YAML: {exc.reason}"
+        if isinstance(exc.character, int):
+            message = f"invalid YAML: character #x{exc.character:04x} is not allowed"
+        fix = "remove the control character; an experiment file is plain text"
+        return _Parsed(None, LineMap({}), [Problem(file, _reader(exc, text), "", message, fix)])
+    except YAMLError as exc:  # any other refusal of ruamel's, without a position
+        said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        fix = "check that the file is a single YAML document"
+        problem = Problem(file, None, "", f"invalid YAML: {said}", fix)
+        return _Parsed(None, LineMap({}), [*problems, problem])
+    except (ValueError, KeyError, TypeError) as exc:
+        # ruamel's constructors convert an explicitly tagged scalar with int(), float() or
+        # a table lookup, so ``!!int abc`` or ``!!bool maybe`` escapes as a plain error.
+        message = f"invalid YAML: a tagged value cannot be read as its tag says ({exc})"
+        fix = "remove the tag (!!int, !!float, !!bool, ...) or correct the value"
+        return _Parsed(None, LineMap({}), [*problems, Problem(file, None, "", message, fix)])
     lines: dict[str, int] = {"": raw.lc.line + 1} if isinstance(raw, CommentedMap) else {}
     return _Parsed(_plain(raw, (), lines), LineMap(lines), problems)
 

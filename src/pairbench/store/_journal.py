@@ -8,6 +8,45 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pairbench._errors import RunDirError
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "key": (str,),
+    "attempt": (int,),
+    "outcome": (str, type(None)),
+    "result": (str, type(None)),
+    "result_sha256": (str, type(None)),
+    "transcript": (str, type(None)),
+    "transcript_sha256": (str, type(None)),
+    "row": (dict, type(None)),
+}
+"""The type of each field that resume, verify and the trial table read from an event."""
+
+_FIX = (
+    "Fix: restore the journal from a backup, or delete that line (`pairbench verify` then "
+    "lists the files it named as unjournaled)"
+)
+
+
+def json_kind(value: Any) -> str:
+    """The JSON name of a parsed value's type: object, array, string, number, ... null."""
+    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return kinds.get(type(value), "number")
+
+
+def _event_problem(event: Any) -> str | None:
+    """What makes a parsed line not an event, or None."""
+    if not isinstance(event, dict):
+        return f"a JSON {json_kind(event)}, not an event object"
+    if not isinstance(event.get("event"), str):
+        return "an object without an 'event' name"
+    for field, types in _TYPES.items():
+        value = event.get(field)
+        if field in event and (not isinstance(value, types) or isinstance(value, bool)):
+            wanted = {str: "a string", int: "a whole number", dict: "an object"}[types[0]]
+            return f"'{field}' is a JSON {json_kind(value)}, not {wanted}"
+    return None
+
 
 class Journal:
     """``journal.jsonl``: attempt started / finished with hashes, run started / stopped.
@@ -74,18 +113,34 @@ class Journal:
 
     @staticmethod
     def read(path: Path) -> list[dict[str, Any]]:
-        """Every complete event; a torn or unparsable last line is dropped."""
+        """Every complete event; a torn or unparsable last line is dropped.
+
+        Raises ``RunDirError`` naming the file and line when any other line is not an
+        event: the journal is written whole lines at a time, so that is damage, not a crash.
+        """
         if not path.exists():
             return []
-        lines = path.read_bytes().split(b"\n")
+        try:
+            lines = path.read_bytes().split(b"\n")
+        except OSError as exc:
+            raise RunDirError(
+                f"{path}: cannot read the journal ({exc.strerror or exc}). Fix: restore it "
+                "from a backup; it is the run's record"
+            ) from None
         events: list[dict[str, Any]] = []
         for index, raw in enumerate(lines):
             if not raw.strip():
                 continue
+            problem: str | None
             try:
-                events.append(json.loads(raw))
-            except json.JSONDecodeError:
+                event = json.loads(raw)
+            except ValueError as exc:  # not JSON, or not UTF-8
                 if index >= len(lines) - 2:
                     break  # the torn tail of a crash
-                raise
+                problem = f"not a JSON line ({exc})"
+            else:
+                problem = _event_problem(event)
+            if problem is not None:
+                raise RunDirError(f"{path}:{index + 1}: {problem}. {_FIX}")
+            events.append(event)
         return events

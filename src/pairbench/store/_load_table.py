@@ -14,6 +14,7 @@ import numpy as np
 
 from pairbench._errors import RunDirError
 from pairbench.store._atomic import write_atomic
+from pairbench.store._load_run import _records, read_run_info
 from pairbench.store._run_dir import RunDir
 from pairbench.store._table import TrialTable
 
@@ -45,16 +46,34 @@ def _journal_rows(run_dir: RunDir) -> list[dict[str, Any]] | None:
     return rows
 
 
+def _bad_row(run_dir: RunDir) -> str:
+    """Which ``attempt_finished`` event holds the first row the table cannot take."""
+    for event in run_dir.journal_events():
+        row = event.get("row")
+        if event.get("event") == "attempt_finished" and isinstance(row, dict):
+            try:
+                TrialTable.from_rows([row])
+            except ValueError:
+                return f"the row of attempt {event.get('key')} (attempt {event.get('attempt')})"
+    return "a row"
+
+
 def _journal_mark(run_dir: RunDir) -> dict[str, Any]:
     """What the cache was built from: the journal's size and a hash of its last 4 KiB (a
     size alone could match again after a torn tail was cut and other lines appended)."""
     path = run_dir.journal_path
     if not path.exists():
         return {"journal_bytes": 0, "journal_tail_sha256": None}
-    with path.open("rb") as handle:
-        size = handle.seek(0, 2)
-        handle.seek(max(0, size - 4096))
-        tail = hashlib.sha256(handle.read()).hexdigest()
+    try:
+        with path.open("rb") as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - 4096))
+            tail = hashlib.sha256(handle.read()).hexdigest()
+    except OSError as exc:  # a folder where the journal should be, or unreadable
+        raise RunDirError(
+            f"{path}: cannot read the journal ({exc.strerror or exc}). Fix: restore it from a "
+            "backup; it is the run's record"
+        ) from None
     return {"journal_bytes": size, "journal_tail_sha256": tail}
 
 
@@ -67,20 +86,27 @@ def _stored_table(run_dir: RunDir) -> tuple[TrialTable, str]:
                 table, meta = TrialTable.from_npz(data)
             if all(meta.get(k) == v for k, v in mark.items()):
                 return table, TABLE_FILE
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
             pass  # a damaged cache is rebuilt, never trusted: the journal is the record
     rows = _journal_rows(run_dir)
     if rows is not None:
-        table, source = TrialTable.from_rows(rows), "journal"
+        try:
+            table, source = TrialTable.from_rows(rows), "journal"
+        except ValueError as exc:
+            raise RunDirError(
+                f"{run_dir.journal_path}: {_bad_row(run_dir)} is not a trial row ({exc}). "
+                "Fix: restore the journal from a backup; the rows are what reports count"
+            ) from None
     else:  # a run written before the journal carried rows: read the result files
-        kept = [*run_dir.infra_attempts(), *run_dir.interrupted_attempts()]
-        table, source = TrialTable.from_results(run_dir.results(), kept), "result files"
+        kept = [*_records(run_dir, "infra"), *_records(run_dir, "interrupted")]
+        table = TrialTable.from_results(_records(run_dir, "results"), kept)
+        source = "result files"
     with contextlib.suppress(OSError):  # a read-only run still reports, just uncached
         write_atomic(cache, table.to_bytes(mark))
     return table, source
 
 
-def _not_run(info: dict[str, Any], table: TrialTable) -> TrialTable:
+def _not_run(run_dir: RunDir, info: dict[str, Any], table: TrialTable) -> TrialTable:
     """A ``not_run`` row for each planned trial that has no final result."""
     schedule = info.get("schedule")
     if not isinstance(schedule, dict):
@@ -96,6 +122,21 @@ def _not_run(info: dict[str, Any], table: TrialTable) -> TrialTable:
             strict=True,
         )
     )
+    try:
+        rows = _not_run_rows(info, schedule, have)
+        return table.concat(TrialTable.from_rows(rows)) if rows else table
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        # Read as plain JSON (a million pairs validate slowly), so its shape is checked here.
+        why = f"a pair has no {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise RunDirError(
+            f"{run_dir.run_json}: the schedule is not a pairbench schedule ({why}). Fix: "
+            "restore it from a backup (it holds the run's plan, which nothing else records)"
+        ) from None
+
+
+def _not_run_rows(
+    info: dict[str, Any], schedule: dict[str, Any], have: set[tuple[str, str, int]]
+) -> list[dict[str, Any]]:
     status = str(info.get("status", "unknown"))
     labels = {str(t["id"]): t.get("labels") or {} for t in info.get("tasks", [])}
     rows = []
@@ -119,7 +160,7 @@ def _not_run(info: dict[str, Any], table: TrialTable) -> TrialTable:
                     "injection": -1,
                 }
             )
-    return table.concat(TrialTable.from_rows(rows)) if rows else table
+    return rows
 
 
 def load_table(path: Path) -> RunTable:
@@ -131,9 +172,6 @@ def load_table(path: Path) -> RunTable:
     (not written). The report reads runs this way.
     """
     run_dir = RunDir.open(path)
-    info = run_dir.read_run_json()
-    try:
-        table, source = _stored_table(run_dir)
-    except ValueError as exc:
-        raise RunDirError(f"{run_dir.path}: cannot read the run's records ({exc})") from exc
-    return RunTable(run_dir=run_dir, info=info, table=_not_run(info, table), source=source)
+    info = read_run_info(run_dir)
+    table, source = _stored_table(run_dir)
+    return RunTable(run_dir=run_dir, info=info, table=_not_run(run_dir, info, table), source=source)

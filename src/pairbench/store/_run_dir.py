@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import secrets
+import shutil
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pairbench._errors import RunDirError
 from pairbench.schedule._plan import TrialKey
-from pairbench.store._atomic import write_atomic
+from pairbench.store._atomic import fsync_dir, write_atomic
 from pairbench.store._commit import PutFile
 from pairbench.store._journal import Journal
+from pairbench.store._lock import process_alive, try_writer_lock, writer_lock
 from pairbench.store._records import TrialResult
+
+_STAGING = re.compile(r"^\.(?P<run_id>.+)\.tmp-(?P<pid>\d+)$")
+"""``.<run-id>.tmp-<pid>``: a new run folder before it is renamed to ``<run-id>``."""
 
 
 def new_run_id(experiment: str) -> str:
@@ -35,15 +44,90 @@ class RunDir:
         self.path = path.absolute()
 
     @classmethod
-    def create(cls, runs_dir: Path, run_id: str) -> RunDir:
-        path = runs_dir / run_id
-        if path.exists():
-            raise RunDirError(f"{path} already exists; a run is never overwritten")
-        path.mkdir(parents=True)
-        return cls(path)
+    def create(
+        cls, runs_dir: Path, run_id: str, files: Mapping[str, bytes] | None = None
+    ) -> RunDir:
+        """A new run folder holding ``files``, made atomically (see :meth:`create_locked`)."""
+        with cls.create_locked(runs_dir, run_id, files or {}, command="pairbench") as run_dir:
+            return run_dir
+
+    @classmethod
+    @contextlib.contextmanager
+    def create_locked(
+        cls, runs_dir: Path, run_id: str, files: Mapping[str, bytes], *, command: str
+    ) -> Iterator[RunDir]:
+        """Make ``runs_dir/run_id`` atomically; be its writer (:meth:`writer_lock`) in the block.
+
+        The folder is built as ``.<run-id>.tmp-<pid>``: its lock taken, ``files`` (run.json,
+        lock.json) written and fsynced, then renamed once to its final name and the rename
+        fsynced. A run folder under its own name therefore always has its plan on disk; a
+        kill before the rename leaves only a dot-folder, which :meth:`open` refuses and
+        :meth:`clear_abandoned` removes.
+
+        **Usage**::
+
+            files = {"run.json": data}
+            with RunDir.create_locked(runs, run_id, files, command="pairbench run") as rd:
+                ...  # rd.path == runs / run_id, locked until the block ends
+        """
+        final = runs_dir / run_id
+        if final.exists():
+            raise RunDirError(f"{final} already exists; a run is never overwritten")
+        made_runs_dir = not runs_dir.is_dir()
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        if made_runs_dir:
+            fsync_dir(runs_dir.absolute().parent)
+        staging = runs_dir / f".{run_id}.tmp-{os.getpid()}"
+        staging.mkdir()
+        published = False
+        try:
+            # The lock lives in the folder's inode, so it moves with the rename: the run is
+            # never visible under its name without its writer holding it.
+            with writer_lock(staging, command):
+                for name, data in files.items():
+                    write_atomic(staging / name, data)
+                fsync_dir(staging)
+                if final.exists():
+                    # rename() would replace an empty folder of that name in silence.
+                    raise RunDirError(f"{final} already exists; a run is never overwritten")
+                os.rename(staging, final)
+                published = True
+                fsync_dir(runs_dir)
+                yield cls(final)
+        finally:
+            if not published:
+                shutil.rmtree(staging, ignore_errors=True)
+
+    @staticmethod
+    def is_unstarted(path: Path) -> bool:
+        """True for ``.<run-id>.tmp-<pid>``: a run folder whose creation never finished."""
+        return _STAGING.match(path.name) is not None
+
+    @staticmethod
+    def clear_abandoned(runs_dir: Path) -> list[Path]:
+        """Remove the unstarted run folders of dead processes; return what was removed.
+
+        A folder is removed only when the process named in it is gone and no process holds
+        its lock (a folder of a live ``run`` mid-creation is left alone).
+        """
+        removed: list[Path] = []
+        for path in sorted(runs_dir.glob(".*.tmp-*")) if runs_dir.is_dir() else []:
+            found = _STAGING.match(path.name)
+            if not found or not path.is_dir() or process_alive(int(found["pid"])):
+                continue
+            with try_writer_lock(path, "pairbench run (clearing an unstarted run)") as mine:
+                if mine:
+                    shutil.rmtree(path, ignore_errors=True)
+                    removed.append(path)
+        return removed
 
     @classmethod
     def open(cls, path: Path) -> RunDir:
+        if cls.is_unstarted(path):
+            raise RunDirError(
+                f"{path} is a run that was stopped before it started (its folder was never "
+                "given its name); nothing ran in it. Start a new run instead"
+            )
         if not (path / "run.json").is_file():
             raise RunDirError(
                 f"{path} is not a pairbench run directory (no run.json); "
@@ -82,10 +166,27 @@ class RunDir:
     def fixtures_root(self) -> Path:
         return self.path / "fixtures"
 
+    def writer_lock(self, command: str) -> contextlib.AbstractContextManager[None]:
+        """Be this run's only writer for the block, or raise ``RunInUse`` at once.
+
+        ``run``, ``resume`` and ``report`` take it; readers never do. ``command`` (e.g.
+        ``"pairbench resume"``) is what a refused writer is told the holder is doing.
+
+        **Usage**::
+
+            with RunDir.open(path).writer_lock("pairbench resume"):
+                ...
+        """
+        return writer_lock(self.path, command)
+
     # -- run.json ------------------------------------------------------------------------
+    @staticmethod
+    def encode_run_json(data: dict[str, Any]) -> bytes:
+        """run.json's bytes, as :meth:`write_run_json` writes them."""
+        return (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8")
+
     def write_run_json(self, data: dict[str, Any]) -> None:
-        payload = json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
-        write_atomic(self.run_json, payload.encode("utf-8"))
+        write_atomic(self.run_json, self.encode_run_json(data))
 
     def read_run_json(self) -> dict[str, Any]:
         try:

@@ -76,6 +76,34 @@ def _add_absent_columns(
         columns.setdefault(name, np.zeros(n, dtype=np.int32))
 
 
+def _check_shape(
+    columns: Mapping[str, npt.NDArray[Any]],
+    categories: Mapping[str, Any],
+    calls: Mapping[str, npt.NDArray[Any]],
+) -> None:
+    """Raise ``ValueError`` unless the arrays are a table :meth:`TrialTable.to_bytes` could
+    have written: every column 1-D, as long as the others, of its kind, codes in range."""
+    n = len(columns["trial"])
+    kinds = {name: "i" for name in (*_CAT, *_INT, *_TRI, *_COUNT)}
+    kinds |= {name: "b" for name in _BOOL} | {name: "f" for name in _FLOAT}
+    for name, kind in kinds.items():
+        column = columns[name]
+        if column.ndim != 1 or len(column) != n or column.dtype.kind != kind:
+            raise ValueError(f"column {name!r} is not {n} values of kind {kind!r}")
+    for name in _CAT:
+        cats = categories.get(name)
+        if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
+            raise ValueError(f"the categories of {name!r} are not a list of strings")
+        if n and not -1 <= int(columns[name].min()) <= int(columns[name].max()) < len(cats):
+            raise ValueError(f"column {name!r} has a code outside its categories")
+    lengths = {len(calls.get(k, ())) for k in ("row", "client_ms", "server_ms")}
+    rows = calls.get("row")
+    if rows is None or len(lengths) != 1 or rows.dtype.kind != "i":
+        raise ValueError("the tool calls are not three columns of one length")
+    if len(rows) and not 0 <= int(rows.min()) <= int(rows.max()) < n:
+        raise ValueError("a tool call belongs to no row")
+
+
 @dataclass(frozen=True)
 class TrialTable:
     """Columns of equal length (``len(table)`` rows) and the flattened tool calls.
@@ -109,8 +137,20 @@ class TrialTable:
     # -- building ------------------------------------------------------------------------
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> TrialTable:
-        """Build from :func:`trial_row` rows (in this order)."""
-        rows = list(rows)
+        """Build from :func:`trial_row` rows (in this order).
+
+        Raises ``ValueError`` for a row that :func:`trial_row` could not have made (a
+        field missing, of the wrong type, or out of its column's range).
+        """
+        try:
+            return cls._from_rows(list(rows))
+        except KeyError as exc:
+            raise ValueError(f"it has no {exc}") from exc
+        except (TypeError, IndexError, OverflowError) as exc:
+            raise ValueError(str(exc)) from exc
+
+    @classmethod
+    def _from_rows(cls, rows: list[Mapping[str, Any]]) -> TrialTable:
         columns: dict[str, npt.NDArray[Any]] = {}
         categories: dict[str, list[str]] = {}
         for name in _CAT:
@@ -120,6 +160,8 @@ class TrialTable:
             ]
             columns[name] = np.array(codes, dtype=np.int32)
             categories[name] = list(index)
+            if not all(isinstance(v, str) for v in index):
+                raise ValueError(f"a row's {name!r} is not a string")
         for name, dtype in _INT.items():
             columns[name] = np.array([r[name] for r in rows], dtype=dtype)
         for name in _TRI:
@@ -168,14 +210,20 @@ class TrialTable:
 
     @classmethod
     def from_npz(cls, data: Any) -> tuple[TrialTable, dict[str, Any]]:
-        """Read what :meth:`to_bytes` wrote (an opened ``numpy.load``); returns table and meta."""
+        """Read what :meth:`to_bytes` wrote (an opened ``numpy.load``); returns table and meta.
+
+        Raises ``ValueError`` (or ``KeyError``) for anything :meth:`to_bytes` did not write.
+        """
         meta: dict[str, Any] = json.loads(bytes(data["meta"]).decode("utf-8"))
+        if not isinstance(meta, dict) or not isinstance(meta.get("categories"), dict):
+            raise ValueError(f"not a {TABLE_SCHEMA} table (its meta is not an object)")
         if meta.get("schema_id") != TABLE_SCHEMA:
             raise ValueError(f"not a {TABLE_SCHEMA} table (schema_id {meta.get('schema_id')!r})")
         columns = {k[4:]: data[k] for k in data.files if k.startswith("col.")}
         calls = {k[5:]: data[k] for k in data.files if k.startswith("call.")}
         categories = meta.pop("categories")
         _add_absent_columns(columns, categories)
+        _check_shape(columns, categories, calls)
         return cls(columns, categories, calls), meta
 
     def concat(self, other: TrialTable) -> TrialTable:
