@@ -101,6 +101,7 @@ SLOW_MODULES = {
     "agents/test_simulated.py",
     "cli/test_plan_power.py",
     "runner/test_policies.py",
+    "test_hostile_inputs.py",  # ~100 CLI subprocesses over a fuzz corpus
 }
 
 
