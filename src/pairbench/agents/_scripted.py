@@ -62,6 +62,12 @@ class ScriptedAgent:
     uses_workdir = False
     """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
     Settings = ScriptedSettings
+
+    @classmethod
+    def describe(cls, settings: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+        """What run.json records of an arm: no model, so no tool discovery to pin."""
+        return {"tool_discovery": "not applicable (no model)"}
+
     receives = frozenset({"mcp", "webmcp"})
     """A plan calls tools; it reads no attachment (``check`` refuses an arm that has one)."""
 

@@ -183,6 +183,11 @@ class SimulatedAgent:
     """In-process: no private work folder, HOME or TMPDIR needed (see ``Agent``)."""
     Settings = SimulatedSettings
 
+    @classmethod
+    def describe(cls, settings: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+        """What run.json records of an arm: no model, so no tool discovery to pin."""
+        return {"tool_discovery": "not applicable (no model)"}
+
     simulated = True
     """Runs with this adapter are labelled simulated (``run.json``'s ``agent_simulated``)."""
 
