@@ -27,8 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,7 +42,7 @@ from pairbench.testing._anthropic_double import (
     is_main_turn,
 )
 from pairbench.testing._anthropic_usage import FRAMING
-from pairbench.testing.chat_double import bind_loopback, server_for
+from pairbench.testing.chat_double import bind_loopback, serve_in_thread, server_for
 
 __all__ = [
     "FRAMING",
@@ -74,23 +72,9 @@ def start_anthropic_double(
         else AnthropicScript.model_validate(dict(script or {}))
     )
     double = AnthropicDouble(parsed)
-    sock = bind_loopback()
-    double.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server = server_for(double)
-    double.server = server
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the Anthropic double did not start")
-            time.sleep(0.01)
+    with serve_in_thread(server_for, double, "Anthropic double") as server:
+        double.server = server
         yield double
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
 
 
 _FAULTS = ("rate_limit_on", "server_error_on", "overloaded_on", "hang_on")

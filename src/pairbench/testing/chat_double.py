@@ -26,7 +26,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -54,6 +54,7 @@ __all__ = [
     "decide",
     "file_parts",
     "main",
+    "serve_in_thread",
     "start_chat_double",
     "usage_for",
 ]
@@ -87,18 +88,28 @@ def start_chat_double(script: ChatScript | Mapping[str, Any] | None = None) -> I
         script if isinstance(script, ChatScript) else ChatScript.model_validate(dict(script or {}))
     )
     double = ChatDouble(parsed)
+    with serve_in_thread(server_for, double, "chat double"):
+        yield double
+
+
+@contextmanager
+def serve_in_thread(
+    make: Callable[[Any], uvicorn.Server], double: Any, what: str
+) -> Iterator[uvicorn.Server]:
+    """Serve ``double`` (which gets ``.url``) on 127.0.0.1, a free port, in a daemon thread,
+    until the block ends. Every local API double starts and stops this way."""
     sock = bind_loopback()
     double.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server = server_for(double)
+    server = make(double)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
         deadline = time.monotonic() + 10
         while not server.started:
             if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the chat double did not start")
+                raise RuntimeError(f"the {what} did not start")
             time.sleep(0.01)
-        yield double
+        yield server
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -46,7 +46,7 @@ from pairbench.testing._responses_double import (
     ResponsesExchange,
     ResponsesScript,
 )
-from pairbench.testing.chat_double import bind_loopback
+from pairbench.testing.chat_double import bind_loopback, serve_in_thread
 
 __all__ = [
     "SHELL_TOOLS",
@@ -94,23 +94,11 @@ def start_responses_double(
         else ResponsesScript.model_validate(dict(script or {}))
     )
     double = ResponsesDouble(parsed)
-    sock = bind_loopback()
-    double.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server = _server(double)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the responses double did not start")
-            time.sleep(0.01)
-        yield double
-    finally:
-        double.close()
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    with serve_in_thread(_server, double, "responses double"):
+        try:
+            yield double
+        finally:
+            double.close()  # releases hanging requests before the server is stopped
 
 
 _LISTS = ("rate_limit_on", "quota_on", "server_error_on", "hang_on", "stall_on")
