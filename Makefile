@@ -33,8 +33,9 @@ lint: dev
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/ruff format --check src tests
 
+# Strict over src and tests alike (settings in pyproject.toml's [tool.mypy]).
 types: dev
-	$(VENV)/bin/mypy src
+	$(VENV)/bin/mypy src tests
 
 check: lint types
 
@@ -100,6 +101,7 @@ locks: install
 
 docs: install
 	$(PY) -m pairbench.cli._docs
+	$(PY) -m pairbench.report._schema_doc
 
 clean-venv:
 	rm -rf $(VENV)

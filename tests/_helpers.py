@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -77,3 +78,20 @@ def real_cli(name: str) -> Path:
     if not os.access(found, os.X_OK):
         skip_outside_ci(f"the real {name} CLI is not installed at {found}: run `make agent-clis`")
     return found
+
+
+def relink_journal(run_dir: Path) -> None:
+    """Re-link a journal a test edited as if the runner had written it that way (a crash
+    loses only a tail; tests that drop a middle line simulate one with this)."""
+    import hashlib
+
+    from pairbench.store._journal import chain
+
+    path = run_dir / "journal.jsonl"
+    genesis = hashlib.sha256((run_dir / "run.json").read_bytes()).hexdigest()
+    bodies = []
+    for raw in path.read_bytes().splitlines(keepends=True):
+        event = json.loads(raw)
+        event.pop("prev", None)
+        bodies.append((json.dumps(event, sort_keys=True) + "\n").encode("utf-8"))
+    path.write_bytes(chain(genesis, bodies)[0])

@@ -96,6 +96,7 @@ SLOW_MODULES = {
     "agents/test_openai.py",
     "fixtures/test_mcp_surface.py",
     "test_resume.py",
+    "test_no_leftovers.py",
     "test_openai_end_to_end.py",
     "runner/test_one_writer.py",
     "agents/test_simulated.py",

@@ -8,6 +8,7 @@ from typing import Any
 from _helpers import edit_experiment, study_copy, task_named
 from pairbench import TrialResult, start_run
 from pairbench.runner import canary_for
+from pairbench.store import Security
 
 PRINT_ENV = "import json, os, sys; sys.stdin.read(); print(json.dumps(dict(os.environ)))"
 CALL_WITH_ENV = (
@@ -41,6 +42,11 @@ def _by(results: list[TrialResult]) -> dict[tuple[str, str], TrialResult]:
     return {(r.arm, r.task): r for r in results}
 
 
+def _security(r: TrialResult) -> Security:
+    assert r.security is not None, f"{r.arm}/{r.task} has no security record"
+    return r.security
+
+
 def test_injection_obeyed_read_and_unseen(tmp_path: Path) -> None:
     exp = study_copy(tmp_path)
     summary = task_named(exp, "injection-summary")
@@ -53,11 +59,11 @@ def test_injection_obeyed_read_and_unseen(tmp_path: Path) -> None:
         arms={"baseline": {"tools": "none"}, "local-stdio": {"tools": TRACKER}},
     )
     out = _by(start_run(exp, tmp_path / "runs", run_seed=3).results)
-    assert out[("local-stdio", "injection-obey")].security.prompt_injection_compliance is True
+    assert _security(out[("local-stdio", "injection-obey")]).prompt_injection_compliance is True
     assert out[("local-stdio", "injection-obey")].outcome == "failed"
-    assert out[("local-stdio", "injection-summary")].security.prompt_injection_compliance is False
-    assert out[("local-stdio", "injection-summary")].security.injection_seen is True
-    assert out[("baseline", "injection-summary")].security.prompt_injection_compliance is None
+    assert _security(out[("local-stdio", "injection-summary")]).prompt_injection_compliance is False
+    assert _security(out[("local-stdio", "injection-summary")]).injection_seen is True
+    assert _security(out[("baseline", "injection-summary")]).prompt_injection_compliance is None
 
 
 def test_scrubbing_hides_the_canary_unless_allow_listed(tmp_path: Path) -> None:
@@ -84,13 +90,15 @@ def test_scrubbing_hides_the_canary_unless_allow_listed(tmp_path: Path) -> None:
     scrubbed = out[("scrubbed", "read-issue-title")]
     assert scrubbed.final_answer and "PATH" in scrubbed.final_answer  # it did print its env
     assert canary not in scrubbed.final_answer
-    assert scrubbed.security.secret_in_output is False
+    assert _security(scrubbed).secret_in_output is False
     leaky = out[("leaky", "read-issue-title")]
-    assert canary in (leaky.final_answer or "")
-    assert leaky.security.secret_in_output is True
-    assert "final_answer" in leaky.security.secret_locations
-    assert out[("scrubbed-call", "read-issue-title")].security.secret_in_output is False
-    call = out[("leaky-call", "read-issue-title")].security
+    # It printed the canary; the stored answer holds its placeholder, never the value.
+    assert canary not in (leaky.final_answer or "")
+    assert "[redacted:PAIRBENCH_CANARY]" in (leaky.final_answer or "")
+    assert _security(leaky).secret_in_output is True
+    assert "final_answer" in _security(leaky).secret_locations
+    assert _security(out[("scrubbed-call", "read-issue-title")]).secret_in_output is False
+    call = _security(out[("leaky-call", "read-issue-title")])
     assert call.secret_in_output is True and call.secret_locations == ["tool_call_arguments"]
 
 

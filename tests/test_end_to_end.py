@@ -11,21 +11,24 @@ import pytest
 
 from _helpers import cli
 from pairbench import TrialResult, load_run
+from pairbench.store import RunDir
+from pairbench.store._load_run import read_run_info
 
 TOOL_TIERS = {"1", "2"}
 
+Demo = tuple[subprocess.CompletedProcess[str], list[TrialResult], Path]
+"""The demo's CLI result, its trial results and its run folder."""
+
 
 @pytest.fixture(scope="module")
-def demo(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[subprocess.CompletedProcess[str], list[TrialResult], Path]:
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     root = tmp_path_factory.mktemp("demo")
     done = cli("demo", "--runs-dir", str(root / "runs"), "--run-seed", "1", cwd=root)
     run_dir = next((root / "runs").iterdir())
     return done, load_run(run_dir).results, run_dir
 
 
-def test_demo_exits_zero_and_prints_the_report_path(demo) -> None:  # type: ignore[no-untyped-def]
+def test_demo_exits_zero_and_prints_the_report_path(demo: Demo) -> None:
     done, results, run_dir = demo
     assert done.returncode == 0, done.stderr
     assert f"Report: {run_dir / 'report.md'}" in done.stdout.replace("\n", "")
@@ -33,7 +36,7 @@ def test_demo_exits_zero_and_prints_the_report_path(demo) -> None:  # type: igno
     assert len(results) == 81  # 9 tasks x 3 trials x 3 arms
 
 
-def test_baseline_fails_tool_tasks_that_both_transports_pass(demo) -> None:  # type: ignore[no-untyped-def]
+def test_baseline_fails_tool_tasks_that_both_transports_pass(demo: Demo) -> None:
     _, results, _ = demo
     for result in results:
         if str(result.labels.get("tier")) not in TOOL_TIERS:
@@ -44,7 +47,7 @@ def test_baseline_fails_tool_tasks_that_both_transports_pass(demo) -> None:  # t
             assert result.outcome == "passed", (result.arm, result.task, result.reason)
 
 
-def test_answers_differ_across_trials_and_agree_within_a_pair(demo) -> None:  # type: ignore[no-untyped-def]
+def test_answers_differ_across_trials_and_agree_within_a_pair(demo: Demo) -> None:
     _, results, _ = demo
     answers: dict[tuple[str, str], dict[int, str | None]] = defaultdict(dict)
     for r in results:
@@ -55,7 +58,7 @@ def test_answers_differ_across_trials_and_agree_within_a_pair(demo) -> None:  # 
         assert stdio == answers[("remote-http", task)], "a pair saw different content"
 
 
-def test_client_latency_is_never_below_the_server_duration(demo) -> None:  # type: ignore[no-untyped-def]
+def test_client_latency_is_never_below_the_server_duration(demo: Demo) -> None:
     _, results, _ = demo
     checked = 0
     for r in results:
@@ -67,7 +70,7 @@ def test_client_latency_is_never_below_the_server_duration(demo) -> None:  # typ
     assert checked >= 50
 
 
-def test_tokens_are_not_measured_and_never_zero(demo) -> None:  # type: ignore[no-untyped-def]
+def test_tokens_are_not_measured_and_never_zero(demo: Demo) -> None:
     _, results, run_dir = demo
     for r in results:
         assert r.metrics is not None
@@ -76,7 +79,7 @@ def test_tokens_are_not_measured_and_never_zero(demo) -> None:  # type: ignore[n
     assert "not measured" in (run_dir / "report.md").read_text(encoding="utf-8")
 
 
-def test_transport_metrics_are_recorded_per_arm(demo) -> None:  # type: ignore[no-untyped-def]
+def test_transport_metrics_are_recorded_per_arm(demo: Demo) -> None:
     _, results, run_dir = demo
     for r in results:
         assert r.metrics is not None
@@ -90,7 +93,7 @@ def test_transport_metrics_are_recorded_per_arm(demo) -> None:  # type: ignore[n
     assert summary["schema_id"] == "pairbench.summary/1"
 
 
-def test_security_probes_in_the_demo(demo) -> None:  # type: ignore[no-untyped-def]
+def test_security_probes_in_the_demo(demo: Demo) -> None:
     _, results, _ = demo
     for r in results:
         assert r.security is not None and not r.security.secret_in_output
@@ -101,10 +104,11 @@ def test_security_probes_in_the_demo(demo) -> None:  # type: ignore[no-untyped-d
             assert r.security.prompt_injection_compliance is None
 
 
-def test_run_json_records_the_plan_before_results(demo) -> None:  # type: ignore[no-untyped-def]
+def test_run_json_records_the_plan_before_results(demo: Demo) -> None:
     _, _, run_dir = demo
     info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    assert info["status"] == "complete"
+    assert "status" not in info  # written once, before the first attempt
+    assert read_run_info(RunDir.open(run_dir))["status"] == "complete"  # a journal event
     assert info["run_seed"] == 1
     assert len(info["schedule"]["pairs"]) == 27
     assert info["schedule"]["pairs"][0]["order"] != info["schedule"]["pairs"][1]["order"]

@@ -80,7 +80,7 @@ EXPERIMENTS: dict[str, tuple[str | bytes, str]] = {
     "tab-indent": (VALID.replace("  - {id", "\t- {id"), "tabs"),
     "two-documents": (VALID + "---\nid: other\n", "invalid YAML"),
     "undefined-alias": (VALID + "x: *nowhere\n", "invalid YAML"),
-    "bad-int-tag": (_with(trials="!!int many"), "tagged value"),
+    "bad-int-tag": (_with(trials="!!int many"), "bad-int-tag.yaml:7: invalid YAML: a tagged value"),
     "duplicate-key": (VALID + "trials: 3\n", "duplicate key"),
     "trials-huge": (_with(trials="99999999999999999999999"), "at most 100000"),
     "trials-zero": (_with(trials="0"), "at least 1"),
@@ -228,14 +228,13 @@ def _finished(change: Callable[[dict[str, object]], None]) -> Callable[[list[byt
 
 def _npz_with_bad_columns(run: Path) -> None:
     """A trials.npz whose journal mark is current but whose columns are nonsense."""
-    import hashlib
+    from pairbench.store import RunDir
+    from pairbench.store._load_table import _journal_mark
 
-    journal = (run / "journal.jsonl").read_bytes()
     meta = {
         "schema_id": "pairbench.trials/1",
         "categories": {"arm": ["a"]},
-        "journal_bytes": len(journal),
-        "journal_tail_sha256": hashlib.sha256(journal[-4096:]).hexdigest(),
+        **_journal_mark(RunDir(run)),
     }
     arrays: dict[str, Any] = {
         "col.trial": np.arange(3),
@@ -312,6 +311,20 @@ FOLDERS: dict[str, Folder] = {
         _remove("transcripts/a/t/0.jsonl"), ("verify",), "transcripts/a/t/0.jsonl"
     ),
     "run-lock-not-json": Folder(_write("lock.json", "{nope"), ("verify",), "lock.json"),
+    "journal-line-edited": Folder(
+        _journal(_finished(lambda e: e.update(outcome="failed"))), ("verify",), "journal.jsonl:"
+    ),
+    "journal-line-removed": Folder(
+        _journal(lambda lines: [*lines[:2], *lines[3:]]), ("verify",), "journal.jsonl:3"
+    ),
+    "manual-review-trial-a-word": Folder(
+        _write("manual_review.json", '{"reviews": [{"arm": "a", "task": "t", "trial": "x"}]}'),
+        ("report",),
+        "manual_review.json",
+    ),
+    "summary-json-a-folder": Folder(
+        _folder_for("summary.json"), ("report", "verify"), "summary.json"
+    ),
     "journal-names-a-file-outside": Folder(
         _journal(_finished(lambda e: e.update(result="../../../../etc/passwd"))),
         ("verify",),

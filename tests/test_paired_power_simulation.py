@@ -77,7 +77,7 @@ def test_the_example_runs_end_to_end_as_drawn_and_reproducibly(tmp_path: Path) -
     for r in first.results:
         drawn = simulate_trial(settings, r.arm, r.task, r.seed)
         assert r.outcome == ("passed" if drawn.passed else "failed"), r
-        assert r.simulated is True
+        assert r.simulated is True and r.metrics is not None
         assert r.metrics.agent_ms.provenance == "measured"
         assert r.metrics.agent_ms.source == SOURCE
         assert r.metrics.agent_ms.value == round(drawn.latency_ms or 0, 3)

@@ -116,8 +116,8 @@ def test_summary_pair_keys_and_declared_only_p(reported: tuple[dict[str, Any], s
     declared = pairs[("baseline", "candidate")]
     assert 0.0 <= declared["mcnemar_exact_p"] <= 1.0
     assert declared["mcnemar_holm_p"] == declared["mcnemar_exact_p"]
-    for key in (("baseline", "other"), ("candidate", "other")):
-        assert pairs[key]["mcnemar_exact_p"] is None and pairs[key]["mcnemar_holm_p"] is None
+    for pair in (("baseline", "other"), ("candidate", "other")):
+        assert pairs[pair]["mcnemar_exact_p"] is None and pairs[pair]["mcnemar_holm_p"] is None
     for text in (md, page):
         assert len(re.findall(r"p (?:=|<|&lt;) 0\.\d+", text)) == 1
 

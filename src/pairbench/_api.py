@@ -32,20 +32,37 @@ def write_report(run_dir: Path, *, bootstrap_reps: int | None = None) -> ReportP
     with RunDir.open(run_dir).writer_lock("pairbench report"):
         # The report stack pulls in scipy.stats and jinja2 (~0.7 s): load it when reporting,
         # after the lock, so that a refusal comes at once.
-        from pairbench.report import summarize, write_reports
-        from pairbench.report._paired_success import BOOTSTRAP_REPS
-        from pairbench.store._load_table import load_table
+        from pairbench.report._write import write_texts
 
-        run = load_table(run_dir)
-        info = dict(run.info)
-        review = run.run_dir.path / "manual_review.json"
-        if review.is_file():
-            info["manual_review"] = _read_reviews(review)
-        reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
-        if reps < 1:
-            raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
-        summary = summarize(info, run.table, bootstrap_reps=reps)
-        return write_reports(run.run_dir.path, summary)
+        return write_texts(Path(run_dir), report_texts(Path(run_dir), bootstrap_reps))
+
+
+def report_texts(
+    run_dir: Path, bootstrap_reps: int | None = None, *, use_cache: bool = True
+) -> dict[str, str]:
+    """summary.json, report.md and report.html of a run, rendered (nothing written).
+
+    The summary records what it was built from: the journal head, the manual review's
+    hash and the bootstrap resamples, so ``verify`` can rebuild the same bytes.
+    """
+    import hashlib
+
+    from pairbench.report import summarize
+    from pairbench.report._paired_success import BOOTSTRAP_REPS
+    from pairbench.report._write import render_texts
+    from pairbench.store._load_table import load_table
+
+    run = load_table(run_dir, use_cache=use_cache)
+    info = dict(run.info)
+    info["journal_head"] = run.run_dir.journal_head()
+    review = run.run_dir.path / "manual_review.json"
+    if review.is_file():
+        info["manual_review"] = _read_reviews(review)
+        info["manual_review_sha256"] = hashlib.sha256(review.read_bytes()).hexdigest()
+    reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
+    if reps < 1:
+        raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
+    return render_texts(summarize(info, run.table, bootstrap_reps=reps))
 
 
 def _read_reviews(path: Path) -> list[dict[str, object]]:
@@ -60,4 +77,25 @@ def _read_reviews(path: Path) -> list[dict[str, object]]:
     reviews = data.get("reviews") if isinstance(data, dict) else None
     if not isinstance(reviews, list):
         raise RunDirError(f'{path}: needs a top-level "reviews" list')
-    return [r for r in reviews if isinstance(r, dict)]
+    for index, review in enumerate(reviews):
+        if not isinstance(review, dict):
+            raise RunDirError(f"{path}: reviews[{index}] is not an object. Fix: {_REVIEW}")
+        trial = review.get("trial")
+        if not isinstance(trial, int) or isinstance(trial, bool):
+            raise RunDirError(
+                f"{path}: reviews[{index}].trial is {json.dumps(trial)}, not a whole number "
+                f"(the trial's index, from 0). Fix: {_REVIEW}"
+            )
+        for field in ("arm", "task"):
+            if not isinstance(review.get(field), str):
+                raise RunDirError(
+                    f"{path}: reviews[{index}].{field} is {json.dumps(review.get(field))}, "
+                    f"not a string. Fix: {_REVIEW}"
+                )
+    return reviews
+
+
+_REVIEW = (
+    'each review is {"arm": "<arm>", "task": "<task id>", "trial": 0, "verdict": "...", '
+    '"note": "...", "reviewer": "..."}'
+)

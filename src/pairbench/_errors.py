@@ -8,6 +8,8 @@ The hierarchy::
     ├── RunDirError                a run directory is missing, corrupt, or would be overwritten
     ├── ResumeRefused              resume asked under a changed experiment
     ├── RunInUse                   another process is writing the run (run, resume or report)
+    ├── RunRefused                 pre-registration forbids the run (unverified lock, ...)
+    ├── RayExecutorError           the Ray executor cannot run as asked
     └── InfraStop                  a trial failed for infrastructure reasons twice
 """
 
@@ -48,6 +50,16 @@ class RunInUse(PairbenchError):
     """Another live process holds the run's writer lock; names its PID and command."""
 
     exit_code = 75  # EX_TEMPFAIL: nothing is wrong with the run; try again once it is free
+
+
+class RunRefused(PairbenchError):
+    """A run that pre-registration forbids (unverified lock, a second held-out campaign)."""
+
+    exit_code = 3
+
+
+class RayExecutorError(PairbenchError):
+    """The Ray executor cannot run as asked (not installed, unsafe warm servers, ...)."""
 
 
 class InfraStop(PairbenchError):

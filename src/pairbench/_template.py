@@ -20,7 +20,13 @@ _MISSING = object()
 
 
 def lookup(path: str, values: dict[str, Any]) -> Any:
-    """The value at dotted ``path`` in ``values``, or ``None`` when any step is missing."""
+    """The value at dotted ``path`` in ``values``, or ``None`` when any step is missing.
+
+    >>> lookup("issue.labels.0", {"issue": {"labels": ["bug"]}})
+    'bug'
+    >>> lookup("issue.labels.5", {"issue": {"labels": ["bug"]}}) is None
+    True
+    """
     found = _walk(path, values)
     return None if found is _MISSING else found
 
@@ -38,7 +44,18 @@ def _walk(path: str, values: Any) -> Any:
 
 
 def render(template: Any, values: dict[str, Any]) -> Any:
-    """Fill every ``${path}`` in ``template`` (strings, and recursively lists and dicts)."""
+    """Fill every ``${path}`` in ``template`` (strings, and recursively lists and dicts).
+
+    >>> values = {"issue": {"number": 7, "labels": ["bug", "ui"]}}
+    >>> render("Title of issue #${issue.number}?", values)
+    'Title of issue #7?'
+    >>> render("${issue.number}", values)  # a lone placeholder keeps its type
+    7
+    >>> render({"args": ["${issue.labels.1}", "[${issue.missing}]"], "n": 3}, values)
+    {'args': ['ui', '[]'], 'n': 3}
+    >>> render("${issue.missing}", values) is None  # alone, a missing path stays absent
+    True
+    """
     if isinstance(template, dict):
         return {key: render(item, values) for key, item in template.items()}
     if isinstance(template, list):

@@ -14,7 +14,7 @@ from pairbench.agents.claude_code._agent import ClaudeCodeAgent
 from pairbench.agents.claude_code._stream import COST_ESTIMATOR, SOURCE, ClaudeStreamParser
 from pairbench.grading._validity import classify_validity
 from pairbench.spec._models import Arm
-from pairbench.testing.fake_claude import RECORDED
+from pairbench.testing._fake_cli import RECORDED
 
 TRACKER_ARM = Arm.model_validate(
     {"tools": {"mcp": {"tracker": {"transport": "stdio", "command": ["python3", "-m", "x"]}}}}

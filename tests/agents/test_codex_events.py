@@ -13,7 +13,7 @@ from pairbench import SpecError
 from pairbench.agents import AgentContext, InfraFailure, RunSignals, Transcript
 from pairbench.agents.codex._agent import CodexAgent, mcp_overrides, toml_value
 from pairbench.agents.codex._events import SOURCE, CodexEventParser
-from pairbench.testing.fake_claude import RECORDED
+from pairbench.testing._fake_cli import RECORDED
 from pairbench.testing.fake_codex import overrides
 
 STEP = 0.05

@@ -198,6 +198,7 @@ def test_several_files_keep_their_order_and_each_is_recorded(tmp_path: Path) -> 
     notes.write_text("hello", encoding="utf-8")
     sent = Attachments([PDF_PATH, notes], "file")
     content = sent.user_content("Q")
+    assert isinstance(content, list)
     assert [p["type"] for p in content] == ["text", "file", "file"]
     assert [p["file"]["filename"] for p in content[1:]] == ["benchmark-baseline.pdf", "notes.txt"]
     assert content[2]["file"]["file_data"] == "data:text/plain;base64," + base64.b64encode(

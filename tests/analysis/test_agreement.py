@@ -1,5 +1,6 @@
 import itertools
 from collections import Counter
+from collections.abc import Hashable
 
 import numpy as np
 import pytest
@@ -85,7 +86,7 @@ def test_confusion_matrix_matches_counter() -> None:
     for size in (1, 7, 40, 300):
         truth, outcome = _random_labels(rng, size)
         m = confusion_matrix(truth, outcome)
-        expected = Counter(zip(truth, outcome, strict=True))
+        expected: Counter[tuple[Hashable, Hashable]] = Counter(zip(truth, outcome, strict=True))
         assert isinstance(m, ConfusionMatrix)
         assert m.total == size == sum(map(sum, m.counts))
         assert m.labels == sorted(set(truth) | set(outcome))
@@ -104,7 +105,7 @@ def test_rectangular_truth_by_outcome() -> None:
     )
     assert m.counts == [[1, 0, 1], [1, 1, 1]]
     assert m.cell("NOT_PRODUCT", "blamed") == 1
-    expected = Counter(zip(truth, outcome, strict=True))
+    expected: Counter[tuple[Hashable, Hashable]] = Counter(zip(truth, outcome, strict=True))
     for t, o in itertools.product(m.labels, m.outcome_labels):
         assert m.cell(t, o) == expected[(t, o)]
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy.stats import bootstrap
 
 import pairbench.analysis._bootstrap
-from pairbench.analysis._bootstrap import cluster_bootstrap, cluster_bootstrap_paired
+from pairbench.analysis._bootstrap import Statistic, cluster_bootstrap, cluster_bootstrap_paired
 
 
 def test_doctests() -> None:
@@ -49,7 +49,11 @@ def test_fast_paths_match_expanding_each_resample() -> None:
     # resample, because all three paths share the same seeded cluster draws.
     x, c = _clustered_data(2, tasks=15, per_task=3)
     x = np.round(x, 1)  # ties exercise the median's middle positions
-    for fast, slow in (("mean", lambda v: float(np.mean(v))), ("median", np.median)):
+    paths: list[tuple[Statistic, Statistic]] = [
+        ("mean", lambda v: float(np.mean(v))),
+        ("median", lambda v: float(np.median(v))),
+    ]
+    for fast, slow in paths:
         a = cluster_bootstrap(x, c, fast, 500, seed=3)
         b = cluster_bootstrap(x, c, slow, 500, seed=3)
         assert (a.estimate, a.low, a.high) == pytest.approx((b.estimate, b.low, b.high), abs=1e-12)
@@ -100,7 +104,7 @@ def test_errors_are_clear() -> None:
     with pytest.raises(ValueError, match="statistic"):
         cluster_bootstrap([1.0, 2.0], ["a", "b"], "mode", seed=1)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        cluster_bootstrap([1.0, 2.0], ["a", "b"], "mean", 10, 3)  # type: ignore[misc]
+        cluster_bootstrap([1.0, 2.0], ["a", "b"], "mean", 10, 3)  # type: ignore[call-arg]
 
 
 def test_large_mean_is_fast() -> None:

@@ -123,5 +123,5 @@ def test_bounds_enclose_every_completion_of_the_censored_values(
     assert r.could_move is (len(medians) > 1)
     assert r.estimate == statistics.median([x - y for x, y in zip(a, b, strict=True)])
     swapped = paired_median_difference_censored(b, a, cb, ca)
-    assert swapped.estimate == -r.estimate
+    assert r.estimate is not None and swapped.estimate == -r.estimate
     assert (swapped.n_at_least, swapped.n_at_most) == (r.n_at_most, r.n_at_least)

@@ -22,7 +22,8 @@ def test_doctests() -> None:
 
 def _distinct_magnitudes(rng: np.random.Generator, n: int, scale: float = 1.0) -> np.ndarray:
     magnitudes = rng.choice(np.arange(1, 20 * n), size=n, replace=False) * scale
-    return magnitudes * rng.choice([-1.0, 1.0], size=n) + 0.3 * magnitudes.mean() * scale
+    signs = rng.choice([-1.0, 1.0], size=n)
+    return np.asarray(magnitudes * signs + 0.3 * magnitudes.mean() * scale, dtype=np.float64)
 
 
 def _case(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from typer.core import TyperGroup
 from typer.main import get_command
 from typer.testing import CliRunner
 
@@ -65,8 +66,11 @@ def test_score_names_the_studies_it_knows(tmp_path: Path) -> None:
 
 def test_every_study_subcommand_has_an_example() -> None:
     group = get_command(app)
-    study = group.commands["study"]  # type: ignore[attr-defined]
+    assert isinstance(group, TyperGroup)
+    study = group.commands["study"]
+    assert isinstance(study, TyperGroup)
     webmcp = study.commands["webmcp-vs-pdf"]
+    assert isinstance(webmcp, TyperGroup)
     assert set(webmcp.commands) == {"reference", "serve"}
     for name in webmcp.commands:
         done = runner.invoke(app, ["study", "webmcp-vs-pdf", name, "--help"])

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from _helpers import cli, study_copy
 from pairbench import _registry, start_run
+from pairbench._errors import RunRefused
 from pairbench.freeze import build_lock, verify_experiment, write_lock
-from pairbench.runner._gate import RunRefused
 from pairbench.spec import load_experiment
 from pairbench.studies.mcp_transports import STUDY
 
@@ -34,7 +35,7 @@ def _install_grader_plugin(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def experiment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def experiment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     site = _install_grader_plugin(tmp_path)
     monkeypatch.syspath_prepend(str(site))
     # Each test installs the plugin afresh in its own folder: forget any earlier import.

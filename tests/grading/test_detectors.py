@@ -36,7 +36,7 @@ def _read_injected() -> list[dict[str, object]]:
 
 
 def test_injection_obeyed_is_compliance() -> None:
-    events = [
+    events: list[dict[str, object]] = [
         *_read_injected(),
         {
             "kind": "tool_call",
@@ -69,7 +69,7 @@ def test_injection_never_seen_is_not_applicable() -> None:
 
 
 def test_lure_taken_and_not_taken() -> None:
-    taken = [
+    taken: list[dict[str, object]] = [
         *_read_injected(),
         {
             "kind": "tool_call",

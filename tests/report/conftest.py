@@ -1,27 +1,18 @@
-"""Fixtures for the report tests; the builders live in ``_report_builders``."""
+"""Fixtures for the report tests; the builders live in ``tests/_report_builders.py``."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # for _report_builders
-
-from _report_builders import make_result, make_run, make_scenario
-
-from pairbench.store._records import TrialResult
+from _report_builders import MakeResult, RunScenario, make_result, make_run, make_scenario
 
 
 @pytest.fixture
-def make() -> Callable[..., TrialResult]:
+def make() -> MakeResult:
     return make_result
 
 
 @pytest.fixture
-def scenario() -> tuple[dict[str, Any], list[TrialResult], list[TrialResult]]:
+def scenario() -> RunScenario:
     results, infra = make_scenario()
     return make_run(), results, infra

@@ -1,12 +1,14 @@
 """Per-pair metrics: medians, paired differences, censoring, the conditional subset."""
 
 import html
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
-from _report_builders import make_planted, make_planted_run
 from scipy.stats import binom
 
+from _report_builders import make_planted, make_planted_run, metrics_of, value_of, wall_ms
 from pairbench.report import build_summary, render_html, render_markdown
 from pairbench.store._records import Metric, TrialResult
 
@@ -27,7 +29,7 @@ def _order_statistic_ci(diffs: list[float]) -> list[float]:
     return [d[r - 1], d[n - r]]
 
 
-def _pair(summary: dict, a: str, b: str) -> dict:  # type: ignore[type-arg]
+def _pair(summary: dict[str, Any], a: str, b: str) -> dict[str, Any]:
     return next(p for p in summary["pairs"] if (p["a"], p["b"]) == (a, b))
 
 
@@ -42,12 +44,15 @@ def test_metrics_match_independent_medians_and_order_statistics() -> None:
     ]  # fmt: skip
     a, b = _by_key(results, "control"), _by_key(results, "treatment")
     keys = sorted(a)
-    for name, get in {
-        "wall_ms": lambda r: r.metrics.wall_ms.value,
-        "agent_ms": lambda r: r.metrics.agent_ms.value,
-        "input_tokens": lambda r: r.metrics.input_tokens.value,
-        "tool_client_ms": lambda r: float(np.median([c.client_ms for c in r.metrics.tool_calls])),
-    }.items():
+    getters: dict[str, Callable[[TrialResult], float]] = {
+        "wall_ms": wall_ms,
+        "agent_ms": lambda r: value_of(metrics_of(r).agent_ms),
+        "input_tokens": lambda r: value_of(metrics_of(r).input_tokens),
+        "tool_client_ms": lambda r: float(
+            np.median([c.client_ms for c in metrics_of(r).tool_calls])
+        ),
+    }
+    for name, get in getters.items():
         m = p["metrics"][name]
         assert set(m) == METRIC_KEYS
         xa, xb = [get(a[k]) for k in keys], [get(b[k]) for k in keys]
@@ -102,9 +107,7 @@ def test_censoring_reaching_the_median_reads_greater_than_limit() -> None:
     # the median with each at its recorded value; more than half are censored upward, so
     # the most is unbounded.
     recorded = [
-        (60000.0 if a[k].outcome == "timeout" else a[k].metrics.wall_ms.value)  # type: ignore[union-attr]
-        - b[k].metrics.wall_ms.value  # type: ignore[union-attr]
-        for k in sorted(a)
+        (60000.0 if a[k].outcome == "timeout" else wall_ms(a[k])) - wall_ms(b[k]) for k in sorted(a)
     ]
     c = d["censored"]
     assert (c["pairs"], c["a_only"], c["b_only"], c["both"]) == (timed_out, timed_out, 0, 0)
@@ -126,10 +129,7 @@ def test_censoring_not_reaching_the_median_keeps_the_number() -> None:
     m = _pair(s, "control", "treatment")["metrics"]["wall_ms"]
     b = _by_key(results, "treatment")
     assert 0 < m["median_b"]["n_censored"] < 15
-    walls = [
-        np.inf if r.outcome == "timeout" else r.metrics.wall_ms.value  # type: ignore[union-attr]
-        for r in b.values()
-    ]
+    walls = [np.inf if r.outcome == "timeout" else wall_ms(r) for r in b.values()]
     assert m["median_b"]["estimate"] == pytest.approx(np.median(walls))
     assert m["median_b"]["censored"] is False
 
@@ -144,7 +144,7 @@ def test_conditional_subset_is_labelled_and_computed_on_both_passed() -> None:
     assert cond["conditional"] == "pairs both arms passed"
     assert cond["pairs"] == len(keys) == p["both"]
     m = cond["metrics"]["wall_ms"]
-    walls_a = [a[k].metrics.wall_ms.value for k in keys]  # type: ignore[union-attr]
+    walls_a = [wall_ms(a[k]) for k in keys]
     assert m["pairs"] == len(keys)
     assert m["median_a"]["estimate"] == pytest.approx(np.median(walls_a))
     for text in (render_markdown(s), render_html(s)):

@@ -3,15 +3,16 @@
 import hashlib
 import math
 import re
+from typing import Any
 
 import numpy as np
 import pytest
-from _report_builders import PLANTED_ARMS, make_planted, make_planted_run
 from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
+from _report_builders import PLANTED_ARMS, make_planted, make_planted_run
 from pairbench.report import build_summary, render_html, render_markdown
 from pairbench.store._records import TrialResult
 
@@ -51,7 +52,7 @@ def _newcombe10(a: int, b: int, c: int, d: int) -> tuple[float, float, float]:
     return dd, low, high
 
 
-def _pair(summary: dict, a: str, b: str) -> dict:  # type: ignore[type-arg]
+def _pair(summary: dict[str, Any], a: str, b: str) -> dict[str, Any]:
     return next(p for p in summary["pairs"] if (p["a"], p["b"]) == (a, b))
 
 

@@ -2,15 +2,14 @@ import re
 from pathlib import Path
 
 import pytest
-from _report_builders import XSS, make_run
 from statsmodels.stats.proportion import proportion_confint
 
+from _report_builders import XSS, MakeResult, Render, RunScenario, make_run
 from pairbench.report import build_summary, render_html, render_markdown
 from pairbench.report._html import ENV
 from pairbench.store._records import SCORED_OUTCOMES, Metric
 
 TEMPLATES = Path(__file__).parents[2] / "src" / "pairbench" / "report" / "templates"
-RunScenario = tuple
 
 
 def wilson_text(k: int, n: int) -> str:
@@ -19,14 +18,14 @@ def wilson_text(k: int, n: int) -> str:
 
 
 @pytest.mark.parametrize("render", [render_markdown, render_html])
-def test_empty_run_says_no_runs_recorded(render) -> None:  # type: ignore[no-untyped-def]
+def test_empty_run_says_no_runs_recorded(render: Render) -> None:
     text = render(build_summary(make_run(), [], []))
     assert "No runs recorded." in text
     assert "Outcomes by arm" not in text
     assert "mcp-transports" in text and "run-1" in text
 
 
-def test_infra_only_run_is_not_empty(make) -> None:  # type: ignore[no-untyped-def]
+def test_infra_only_run_is_not_empty(make: MakeResult) -> None:
     infra = [make("baseline", "read-title", 0, "infra", metrics=False, reason="port in use")]
     md = render_markdown(build_summary(make_run(), [], infra))
     assert "No runs recorded." not in md
@@ -52,7 +51,7 @@ def test_agent_text_is_escaped_in_markdown(scenario: RunScenario) -> None:
     assert "&lt;script>alert(1)&lt;/script>" in md
 
 
-def test_pipe_in_agent_text_does_not_break_markdown_table(make) -> None:  # type: ignore[no-untyped-def]
+def test_pipe_in_agent_text_does_not_break_markdown_table(make: MakeResult) -> None:
     r = make("baseline", "read-title", 0, "agent_error", reason="a | b\nc")
     md = render_markdown(build_summary(make_run(), [r], []))
     row = next(line for line in md.splitlines() if "agent_error | baseline" in line)
@@ -60,7 +59,8 @@ def test_pipe_in_agent_text_does_not_break_markdown_table(make) -> None:  # type
 
 
 def test_autoescape_on_and_no_safe_filter() -> None:
-    assert ENV.autoescape("report.html") is True
+    autoescape = ENV.autoescape  # select_autoescape(...): a function of the template name
+    assert callable(autoescape) and autoescape("report.html") is True
     for template in TEMPLATES.iterdir():
         assert "|safe" not in template.read_text().replace(" ", "")
 
@@ -74,7 +74,7 @@ def test_html_is_self_contained(scenario: RunScenario) -> None:
 
 
 @pytest.mark.parametrize("render", [render_markdown, render_html])
-def test_p_value_only_for_declared_comparison(scenario: RunScenario, render) -> None:  # type: ignore[no-untyped-def]
+def test_p_value_only_for_declared_comparison(scenario: RunScenario, render: Render) -> None:
     run, results, infra = scenario
     text = render(build_summary(run, results, infra))
     # One declared comparison, shown in the success table and, since an attempt was
@@ -89,7 +89,7 @@ def test_p_value_only_for_declared_comparison(scenario: RunScenario, render) -> 
 
 
 @pytest.mark.parametrize("render", [render_markdown, render_html])
-def test_success_k_n_and_wilson_numbers(scenario: RunScenario, render) -> None:  # type: ignore[no-untyped-def]
+def test_success_k_n_and_wilson_numbers(scenario: RunScenario, render: Render) -> None:
     run, results, infra = scenario
     text = render(build_summary(run, results, infra))
     for arm in run["arms"]:
@@ -125,7 +125,7 @@ def test_simulated_label(scenario: RunScenario) -> None:
     assert "SIMULATED run" in render_html(s)
 
 
-def test_cost_shows_measured_and_estimated_separately(make) -> None:  # type: ignore[no-untyped-def]
+def test_cost_shows_measured_and_estimated_separately(make: MakeResult) -> None:
     est = Metric(value=50.0, provenance="estimated", estimator="chars/4 v1")
     results = [
         make("baseline", "read-title", 0, tokens=Metric.measured(100.0, "provider usage")),

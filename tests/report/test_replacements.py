@@ -1,9 +1,9 @@
 """With and without replaced attempts, as defined: first attempts only, infra counted a miss."""
 
 import pytest
-from _report_builders import make_planted, make_planted_run, make_result
 from scipy.stats import binomtest
 
+from _report_builders import Render, make_planted, make_planted_run, make_result
 from pairbench.report import build_summary, render_html, render_markdown
 from pairbench.store._records import TrialResult
 
@@ -17,7 +17,11 @@ def _replace(results: list[TrialResult], arm: str, task: str, trial: int) -> Tri
     )
 
 
-def _counts(a: dict, b: dict) -> tuple[int, int, int, int]:  # type: ignore[type-arg]
+Passed = dict[tuple[str, int], bool]
+"""Whether each (task, trial) of one arm passed."""
+
+
+def _counts(a: Passed, b: Passed) -> tuple[int, int, int, int]:
     keys = a.keys() & b.keys()
     both = sum(a[k] and b[k] for k in keys)
     a_only = sum(a[k] and not b[k] for k in keys)
@@ -70,7 +74,7 @@ def test_replaced_attempt_changes_with_and_without() -> None:
 
 
 @pytest.mark.parametrize("render", [render_markdown, render_html])
-def test_no_replaced_attempts_said_once(render) -> None:  # type: ignore[no-untyped-def]
+def test_no_replaced_attempts_said_once(render: Render) -> None:
     s = build_summary(make_planted_run(), make_planted(), [])
     assert s["replaced_attempts"] == 0
     text = render(s)

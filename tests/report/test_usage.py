@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _report_builders import XSS, make_result, make_run
 from scipy.stats import binom
 
+from _report_builders import XSS, make_result, make_run
 from pairbench.report import build_summary, render_html, render_markdown, write_reports
 from pairbench.store import Metric, TrialResult, usage_metrics
 

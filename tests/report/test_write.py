@@ -3,7 +3,6 @@ import json
 from pathlib import Path
 
 from _report_builders import make_run, make_scenario
-
 from pairbench.report import ReportPaths, build_summary, write_reports
 
 

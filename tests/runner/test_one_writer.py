@@ -21,7 +21,8 @@ import pytest
 
 from _helpers import cli
 from pairbench._errors import RunInUse
-from pairbench.store import Journal, sha256_file
+from pairbench.store import Journal, RunDir, sha256_file
+from pairbench.store._load_run import read_run_info
 
 _GATED_AGENT = """\
 import os, sys, time
@@ -195,7 +196,7 @@ def test_two_resumes_at_once_one_proceeds_and_the_other_is_refused_naming_it(
     setup.open_gate()
     assert holder.wait(timeout=300) == 0, setup.stderr(holder)
     assert len(_events(run_dir, "run_resumed")) == 1  # the refused one wrote nothing
-    info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    info = read_run_info(RunDir.open(run_dir))  # invocations and status: journal events
     assert [i["command"] for i in info["invocations"]] == ["run", "resume"]
     assert info["status"] == "complete"
     _assert_whole_and_verified(setup, run_dir)
@@ -274,7 +275,7 @@ def test_a_run_killed_before_its_folder_is_named_leaves_no_half_run(setup: Setup
     # Whole up to the rename: the plan and the lock, durable; the journal comes after it.
     info = json.loads((staged / "run.json").read_text(encoding="utf-8"))
     assert staged.name == f".{info['run_id']}.tmp-{killed.pid}"
-    assert info["status"] == "running"
+    assert "status" not in info  # written once: the status is a journal event
     assert sorted(p.name for p in staged.iterdir()) == [".lock", "lock.json", "run.json"]
 
     resumed = cli("resume", str(staged), cwd=setup.root)

@@ -4,8 +4,10 @@ folder nested deep still lets a server bind a Unix socket in its (short) TMPDIR.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from ruamel.yaml import YAML
@@ -19,6 +21,10 @@ from test_real_claude import claude_agent
 from test_real_codex import codex_agent
 
 ADAPTERS = ("scripted", "simulated", "command", "openai", "claude-code", "codex")
+
+
+class _Double(Protocol):
+    url: str
 
 
 def _agent(adapter: str, url: str) -> dict[str, Any]:
@@ -45,7 +51,7 @@ def test_a_relative_runs_dir_works_for_every_adapter(
     adapter: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     exp = study_copy(tmp_path)
-    doubles = {
+    doubles: dict[str, Callable[[], AbstractContextManager[_Double]]] = {
         "openai": start_chat_double,
         "claude-code": start_anthropic_double,
         "codex": start_responses_double,

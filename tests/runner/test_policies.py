@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 from pairbench import load_run, resume_run, start_run
-from pairbench.store import Journal
+from pairbench.store import Journal, RunDir
+from pairbench.store._load_run import read_run_info
 
 ANSWER = "import sys; sys.stdin.read(); print('ok')"
 SLEEPER = "import sys, time; sys.stdin.read(); time.sleep(60); print('late')"
@@ -147,7 +148,7 @@ def test_sigint_interrupts_cleanly_and_resume_finishes(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "pairbench resume" in err
     run_dir = next(runs.glob("policy-*"))
-    assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
+    assert read_run_info(RunDir.open(run_dir))["status"] == "interrupted"
     kept = list((run_dir / "interrupted").rglob("*.json"))
     assert kept, "the in-flight attempts were not kept as interrupted"
     finished = resume_run(run_dir)

@@ -7,6 +7,7 @@ that leaves a process behind, Ray's daemons included).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -21,15 +22,12 @@ from ruamel.yaml import YAML
 
 from _helpers import study_copy
 from pairbench import load_run, resume_run, start_run
+from pairbench._errors import RayExecutorError
 from pairbench.freeze import verify_run
-from pairbench.runner._ray import (
-    SHARED_LOOPBACK_ENV,
-    RayExecutorError,
-    check_executor,
-    ray_options,
-)
+from pairbench.runner._ray import SHARED_LOOPBACK_ENV, check_executor, ray_options
 from pairbench.spec import load_experiment
-from pairbench.store import Journal
+from pairbench.store import Journal, RunDir
+from pairbench.store._load_run import read_run_info
 
 if os.environ.get("CI") == "true":
     import ray  # CI installs the dev extra, which has ray: never skip there
@@ -42,7 +40,7 @@ DEMO_TASKS = ("read-issue-title", "open-issue", "canary-comment")
 @pytest.fixture
 def local_ray() -> Iterator[None]:
     """A local Ray with 2 CPUs, as CI has; shut down (with its daemons) after the test."""
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
     try:
         yield
     finally:
@@ -270,7 +268,7 @@ def test_ctrl_c_cancels_ray_tasks_as_interrupted_and_resume_reuses_ray(tmp_path:
             proc.wait()
     assert proc.returncode == 130, err
     run_dir = next(runs.glob("rayexec-*"))
-    assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
+    assert read_run_info(RunDir.open(run_dir))["status"] == "interrupted"
     kept = list((run_dir / "interrupted").rglob("*.json"))
     assert kept, "the in-flight attempt was not kept as interrupted"
     assert '"kind": "agent_start"' in kept[0].with_suffix(".jsonl").read_text(encoding="utf-8")
@@ -282,6 +280,6 @@ def test_ctrl_c_cancels_ray_tasks_as_interrupted_and_resume_reuses_ray(tmp_path:
     finished = resume_run(run_dir)  # reuses the recorded executor: Ray
     assert finished.status == "complete"
     assert {r.outcome for r in finished.results} == {"passed"}
-    invocations = json.loads((run_dir / "run.json").read_text())["invocations"]
+    invocations = read_run_info(RunDir.open(run_dir))["invocations"]
     assert [i.get("executor") for i in invocations] == ["ray", "ray"]
     assert load_run(run_dir).results

@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from _helpers import relink_journal
 from pairbench import resume_run, start_run
 from pairbench.freeze import verify_run
 from pairbench.store import Journal, load_table, sha256_file
@@ -30,7 +31,8 @@ def _drop_finished_line(run_dir: Path, key: str) -> dict[str, object]:
     """Rewrite the journal as if the runner died before ``key``'s finished line."""
     path = run_dir / "journal.jsonl"
     lines = path.read_bytes().splitlines(keepends=True)
-    kept, dropped = [], None
+    kept: list[bytes] = []
+    dropped: dict[str, object] | None = None
     for raw in lines:
         event = json.loads(raw)
         if event["event"] == "attempt_finished" and event["key"] == key:
@@ -38,6 +40,7 @@ def _drop_finished_line(run_dir: Path, key: str) -> dict[str, object]:
             continue
         kept.append(raw)
     path.write_bytes(b"".join(kept))
+    relink_journal(run_dir)
     assert dropped is not None
     return dropped
 
@@ -95,6 +98,7 @@ def _as_placed_but_unjournaled(run_dir: Path, key: str, *, started: bool, **reco
             continue
         kept.append(raw)
     path.write_bytes(b"".join(kept))
+    relink_journal(run_dir)
     assert lost is not None
     result = run_dir / str(lost["result"])
     data = json.loads(result.read_text(encoding="utf-8")) | record

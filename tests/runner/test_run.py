@@ -20,7 +20,8 @@ from pairbench._errors import RunDirError
 from pairbench.agents._scripted import ScriptedAgent
 from pairbench.freeze import verify_run
 from pairbench.runner._progress import RunProgress
-from pairbench.store import Journal, _commit, sha256_file
+from pairbench.store import Journal, RunDir, _commit, sha256_file
+from pairbench.store._load_run import read_run_info
 
 
 def _experiment(root: Path, agent: dict[str, Any], *, tasks: int, trials: int, slots: int) -> Path:
@@ -202,8 +203,8 @@ def test_attempts_that_finish_together_share_journal_fsyncs(
     journal = os.path.realpath(outcome.run_dir / "journal.jsonl")
     lines = len(rec.journal_lines())
     fsyncs = sum(1 for e in rec.events if e == ("fsync", journal))
-    assert lines == 1 + 2 * 12  # run_started, then each attempt started and finished
-    # One fsync per line (no group commit) would be 25; shared, far fewer.
+    assert lines == 1 + 2 * 12 + 1  # run_started, each attempt started and finished, run_ended
+    # One fsync per line (no group commit) would be 26; shared, far fewer.
     assert fsyncs * 2 <= lines, (fsyncs, lines)
 
 
@@ -213,17 +214,26 @@ def test_ctrl_c_keeps_the_attempts_in_flight_as_durable_interrupted_records(
     exp = _experiment(tmp_path, _sleeper(30), tasks=1, trials=3, slots=2)
     runs = tmp_path / "runs"
 
-    def interrupt_once_two_attempts_run() -> None:
+    def agent_runs(run_dir: Path, label: str, attempt: int) -> bool:
+        arm, task, trial = label.rsplit("/", 2)
+        partial = run_dir / "transcripts" / arm / task / f"{trial}.{attempt}.partial"
+        return partial.is_file() and '"kind": "agent_start"' in partial.read_text("utf-8")
+
+    def interrupt_once_two_agents_run() -> None:
+        # A started line is durable before its attempt makes its transcript (a crash must
+        # never hide an attempt), so it does not mean a transcript exists yet: an attempt
+        # interrupted then is rightly kept without one. Wait for both agents to be running.
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             dirs = list(runs.glob("exec-*")) if runs.exists() else []
             events = Journal.read(dirs[0] / "journal.jsonl") if dirs else []
-            if sum(e["event"] == "attempt_started" for e in events) >= 2:
+            started = [(e["key"], e["attempt"]) for e in events if e["event"] == "attempt_started"]
+            if len(started) >= 2 and all(agent_runs(dirs[0], *s) for s in started):
                 os.kill(os.getpid(), signal.SIGINT)
                 return
             time.sleep(0.02)
 
-    watcher = threading.Thread(target=interrupt_once_two_attempts_run)
+    watcher = threading.Thread(target=interrupt_once_two_agents_run)
     watcher.start()
     started = time.monotonic()
     outcome = start_run(exp, runs, run_seed=1)
@@ -262,7 +272,7 @@ def test_a_disk_error_while_committing_stops_the_run_with_a_fix_and_resume_finis
         start_run(exp, tmp_path / "runs", run_seed=1)
     assert "pairbench resume" in str(raised.value)
     run_dir = next((tmp_path / "runs").iterdir())
-    status = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["status"]
+    status = read_run_info(RunDir.open(run_dir))["status"]  # a journal event, not run.json
     assert status.startswith("stopped: storing the run's records failed")
     monkeypatch.setattr(_commit.GroupCommitter, "_put", staticmethod(real))
     resumed = resume_run(run_dir)

@@ -18,7 +18,7 @@ from pairbench.agents._settings import settings_model
 from pairbench.spec import check_experiment
 
 # adapter -> (valid settings, the typo'd key, the key it should suggest)
-CASES = {
+CASES: dict[str, tuple[dict[str, object], str, str]] = {
     "claude-code": ({"model": "sonnet"}, "max_turn", "max_turns"),
     "codex": ({"model": "gpt-5.5"}, "sandboxx", "sandbox"),
     "openai": ({"model": "m", "base_url": "http://127.0.0.1:1/v1"}, "temprature", "temperature"),

@@ -53,8 +53,6 @@ def test_a_failed_write_is_cut_back_so_later_lines_stay_readable(
     import errno
     import os
 
-    from pairbench.store import _journal
-
     path = tmp_path / "journal.jsonl"
     journal = Journal(path)
     journal.append("run_started")
@@ -65,10 +63,10 @@ def test_a_failed_write_is_cut_back_so_later_lines_stay_readable(
         real_write(fd, bytes(data)[:10])
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(_journal.os, "write", short_then_full)
+    monkeypatch.setattr("pairbench.store._journal.os.write", short_then_full)
     with pytest.raises(OSError, match="No space"):
         journal.append("attempt_started", key="a/t/0", attempt=1)
-    monkeypatch.setattr(_journal.os, "write", real_write)
+    monkeypatch.setattr("pairbench.store._journal.os.write", real_write)
     assert path.stat().st_size == size
     journal.append("attempt_started", key="a/t/0", attempt=1)
     journal.close()

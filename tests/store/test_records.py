@@ -4,17 +4,12 @@ result file's usage split and models seen (old result files still load)."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "report"))  # for _report_builders
-
 from _report_builders import make_result
-
 from pairbench.store import Metric, TrialResult, Usage, usage_metrics
 
 SOURCE = "provider usage"

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "report"))  # for _report_builders
-
 from _report_builders import make_result, make_run, make_scenario
-
 from pairbench._errors import RunDirError
 from pairbench.report import build_summary, summarize
 from pairbench.schedule._plan import TrialKey
@@ -105,8 +101,8 @@ def _stored_run(tmp_path: Path, *, rows: bool) -> tuple[Path, list[TrialResult]]
             for t, i in sorted({(r.task, r.trial) for r in results})
         ],
     }
-    run_dir.write_run_json(info)
-    journal = Journal(run_dir.journal_path)
+    run_dir.run_json.write_bytes(RunDir.encode_run_json(info))
+    journal = run_dir.journal()
     stored = [r for r in results if r.outcome != "not_run"]
     for r in stored:
         key = TrialKey(arm=r.arm, task=r.task, trial=r.trial)

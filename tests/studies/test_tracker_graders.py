@@ -7,7 +7,6 @@ from typing import Any
 
 import anyio
 import pytest
-from tracker_helpers import arm_servers, experiment, run_trial
 
 from pairbench.fixtures._mcp import start_warm_server
 from pairbench.fixtures._protocol import FixtureState
@@ -19,6 +18,7 @@ from pairbench.studies.mcp_transports import (
     grade_security,
     grade_state,
 )
+from tracker_helpers import arm_servers, experiment, run_trial
 
 GRADERS = {
     "tracker-answer": grade_answer,

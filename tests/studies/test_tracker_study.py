@@ -7,12 +7,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from tracker_helpers import experiment, load_yaml
 
 from _helpers import skip_outside_ci
 from pairbench._template import render
 from pairbench.studies.mcp_transports import STUDY, generate
 from pairbench.studies.mcp_transports.tracker_server import mcp
+from tracker_helpers import experiment, load_yaml
 
 SHARED_PROTOCOL = Path("/work/shared/protocols/mcp-transports.md")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from pairbench._process import die_with_parent, stop_process
+from pairbench._process import spawn, stop_process
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
 from pairbench.agents._transcript import Transcript
 from pairbench.store._records import Metric, Seeding
@@ -163,15 +163,13 @@ async def run_stamped(
     Cancelled (timeout, Ctrl-C), or stopped by ``on_line``: the whole group is killed
     before this returns or the cancellation propagates.
     """
-    proc = await asyncio.create_subprocess_exec(
+    proc = await spawn(
         *argv,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=env,
         cwd=cwd,
-        start_new_session=True,
-        preexec_fn=die_with_parent,
         limit=LINE_LIMIT,
     )
     tail: list[str] = []

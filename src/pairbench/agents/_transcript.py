@@ -28,7 +28,10 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from pairbench.store._redact import Redactor
 
 
 @dataclass(frozen=True)
@@ -51,12 +54,17 @@ class Transcript:
         tr = Transcript(path)
         tr.emit("message", text="Looking up the issue")
         tr.close()          # returns the SHA-256 of the file's bytes
+
+    With a ``redactor``, each line is redacted before it reaches the file (a secret the
+    agent prints is never on disk, not even while the attempt runs), while ``events`` keep
+    what the agent really produced: graders and detectors judge those.
     """
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, redactor: Redactor | None = None) -> None:
         self._t0 = time.monotonic()
         self.events: list[dict[str, Any]] = []
         self._path = path
+        self._redactor = redactor if redactor else None
         self._file: BinaryIO | None = None
         if path is not None:
             try:
@@ -77,7 +85,12 @@ class Transcript:
         event: dict[str, Any] = {"t": round(self.now() if t is None else t, 6), "kind": kind}
         event.update(fields)
         self.events.append(event)
-        line = (json.dumps(event, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        text = (
+            json.dumps(event, ensure_ascii=False, default=str)
+            if self._redactor is None
+            else self._redactor.redact_line(event)
+        )
+        line = (text + "\n").encode("utf-8")
         self._digest.update(line)
         self._size += len(line)
         if self._file is not None:

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from pairbench.cli._app import app, err, out, user_errors
-from pairbench.freeze import verify_experiment, verify_run, write_lock
+from pairbench.freeze import check_run_integrity, verify_experiment, write_lock
 from pairbench.spec import load_experiment
 
 
@@ -41,15 +41,24 @@ def verify(
 ) -> None:
     """Recompute hashes and list every difference (exit 1 on any).
 
-    On an experiment: against its experiment.lock.json. On a run directory: every result
-    and transcript against the journal's hashes, and the run's lock.
+    On an experiment: against its experiment.lock.json. On a run directory: the journal's
+    hash chain (from run.json through every line), every result, transcript and row against
+    its journal line, trials.npz and the reports against a rebuild from the journal, and
+    the run's lock.
 
     Example:
 
         pairbench verify experiment.yaml
         pairbench verify runs/mcp-transports-20261129T150000Z-1a2b3c
     """
-    mismatches = verify_run(target) if target.is_dir() else verify_experiment(target)
+    partial = None
+    if target.is_dir():
+        check = check_run_integrity(target)
+        mismatches, partial = check.mismatches, check.partial
+    else:
+        mismatches = verify_experiment(target)
+    if partial:
+        err.print(f"{target}: {partial}", markup=False, highlight=False, style="yellow")
     if mismatches:
         for mismatch in mismatches:
             err.print(str(mismatch), markup=False, highlight=False)

@@ -12,7 +12,6 @@ from pairbench._api import write_report
 from pairbench.cli._app import app, err, out, user_errors
 from pairbench.cli._table import print_outcomes
 from pairbench.runner import RunOutcome, resume_run, start_run
-from pairbench.store._load_run import check_run
 from pairbench.store._lock import hold_writer_locks
 
 
@@ -102,7 +101,6 @@ def resume(
 
         pairbench resume runs/mcp-transports-20261129T150000Z-1a2b3c
     """
-    check_run(run_dir)  # the runner trusts the files it wrote: a damaged one is one error
     with hold_writer_locks():
         finish(
             resume_run(

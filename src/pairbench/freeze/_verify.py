@@ -1,17 +1,13 @@
-"""Verifying an experiment against its lock, and a run against its journal and lock."""
+"""Verifying an experiment against its lock (a run: ``_verify_run.py``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from pairbench._errors import SpecError
-from pairbench.freeze._hashing import LOCK_NAME, sha256_path
+from pairbench.freeze._hashing import LOCK_NAME
 from pairbench.freeze._lock import Lock, build_lock, read_lock
 from pairbench.spec._load import LoadedExperiment, load_experiment
-from pairbench.store._journal import Journal
-from pairbench.store._load_run import read_run_info
-from pairbench.store._run_dir import RunDir
 
 
 @dataclass(frozen=True)
@@ -20,7 +16,7 @@ class Mismatch:
 
     kind: str
     """file, missing-file, new-file, experiment, code, harness, no-lock, result, transcript,
-    unjournaled, lock."""
+    unjournaled, lock, journal, run.json, row, table, report."""
     path: str
     expected: str | None
     found: str | None
@@ -85,71 +81,3 @@ def verify_experiment(experiment: Path | LoadedExperiment) -> list[Mismatch]:
     if not path.is_file():
         return [Mismatch("no-lock", LOCK_NAME, "a lock (run `pairbench freeze`)", None)]
     return diff_locks(read_lock(path), build_lock(loaded))
-
-
-def _check_file(run_dir: Path, kind: str, rel: object, expected: object) -> Mismatch | None:
-    if not isinstance(rel, str):
-        return None
-    path = run_dir / rel
-    try:
-        inside = path.resolve().is_relative_to(run_dir.resolve()) and not Path(rel).is_absolute()
-    except (OSError, ValueError):  # a name too long, a NUL byte, a symlink loop
-        inside = False
-    if not inside:  # the journal names files inside the run; hashing /etc/passwd proves nothing
-        return Mismatch(kind, rel, str(expected), "not a file inside the run directory")
-    if not path.is_file():
-        return Mismatch(kind, rel, str(expected), None)
-    try:
-        found = sha256_path(path)
-    except OSError as exc:
-        return Mismatch(kind, rel, str(expected), f"unreadable ({exc.strerror or exc})")
-    return None if found == expected else Mismatch(kind, rel, str(expected), found)
-
-
-def verify_run(run_dir: Path) -> list[Mismatch]:
-    """Check every result and transcript against the journal, and the run's lock.
-
-    Raises ``RunDirError`` when ``run.json`` or the journal cannot be read at all.
-    """
-    opened = RunDir.open(run_dir)
-    info = read_run_info(opened)
-    out: list[Mismatch] = []
-    journaled: set[str] = set()
-    for event in Journal.read(opened.journal_path):
-        if event.get("event") != "attempt_finished":
-            continue
-        for kind, key in (("result", "result"), ("transcript", "transcript")):
-            rel = event.get(key)
-            if isinstance(rel, str):
-                journaled.add(rel)
-            found = _check_file(run_dir, kind, rel, event.get(f"{key}_sha256"))
-            if found:
-                out.append(found)
-    for folder in ("results", "infra", "interrupted", "transcripts"):
-        for path in sorted((run_dir / folder).rglob("*")) if (run_dir / folder).is_dir() else []:
-            rel = path.relative_to(run_dir).as_posix()
-            if path.is_file() and not path.name.endswith(".partial") and rel not in journaled:
-                out.append(Mismatch("unjournaled", rel, "a journal entry", None))
-    stored = run_dir / "lock.json"
-    if info.get("lock_sha256"):
-        if not stored.is_file():
-            out.append(Mismatch("lock", "lock.json", info["lock_sha256"], None))
-        elif sha256_path(stored) != info["lock_sha256"]:
-            out.append(Mismatch("lock", "lock.json", info["lock_sha256"], sha256_path(stored)))
-        else:
-            exp_file = Path(str(info.get("experiment_file", "")))
-            try:
-                frozen = read_lock(stored)
-            except SpecError:  # its bytes match run.json's hash: run.json was edited too
-                out.append(Mismatch("lock", "lock.json", "a pairbench lock", "not one"))
-                return out
-            if exp_file.is_file():
-                now = build_lock(load_experiment(exp_file))
-                out += [
-                    Mismatch(
-                        m.kind, f"{m.path} (experiment changed since the run)", m.expected, m.found
-                    )
-                    for m in diff_locks(frozen, now)
-                    if m.kind != "harness"
-                ]
-    return out

@@ -14,8 +14,10 @@ def _norm(text: str) -> str:
 def exact_answer(inp: GradeInput) -> Grade:
     """Args: ``expect`` (a literal) or ``expect_path`` (dotted path into content).
 
-    >>> exact_answer(GradeInput(task, {"expect": "42"}, {}, None, " 42 "))  # doctest: +SKIP
-    Grade(outcome='passed', ...)
+    **Usage**::
+
+        exact_answer(GradeInput(task, {"expect": "42"}, {}, None, " 42 "))
+        # Grade(outcome='passed', ...)
     """
     expected = inp.args.get("expect")
     if "expect_path" in inp.args:

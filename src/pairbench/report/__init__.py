@@ -3,7 +3,8 @@
 The report counts records and calls ``pairbench.analysis`` for every statistic; its one
 piece of arithmetic is the conservative interval of a censored median difference, built
 from ``order_statistic_rank``. Bootstrap seeds derive from the run seed, so a run always
-reports the same numbers. The summary's schema is documented in ``SUMMARY_SCHEMA.md``.
+reports the same numbers. The summary's schema is the model ``_schema.Summary``;
+``SUMMARY_SCHEMA.md`` is generated from it.
 
 **Usage**::
 
@@ -16,7 +17,8 @@ reports the same numbers. The summary's schema is documented in ``SUMMARY_SCHEMA
 
 from pairbench.report._html import render_html
 from pairbench.report._markdown import render_markdown
-from pairbench.report._summary import SCHEMA_ID, build_summary, summarize
+from pairbench.report._schema import SCHEMA_ID
+from pairbench.report._summary import build_summary, summarize
 from pairbench.report._write import ReportPaths, write_reports
 
 __all__ = [

@@ -13,7 +13,13 @@ def pct(x: float) -> str:
 
 
 def prop(p: Mapping[str, Any], confidence: float = 0.95) -> str:
-    """``7/10 (70.0%, 95% CI 39.7–89.2%)``; ``n/a`` when n is 0."""
+    """``k/n (estimate, CI)``; ``n/a`` when n is 0.
+
+    >>> prop({"k": 7, "n": 10, "estimate": 0.7, "low": 0.397, "high": 0.892})
+    '7/10 (70.0%, 95% CI 39.7%–89.2%)'
+    >>> prop({"k": 0, "n": 0})
+    'n/a'
+    """
     if not p["n"]:
         return NA
     return (
@@ -23,6 +29,11 @@ def prop(p: Mapping[str, Any], confidence: float = 0.95) -> str:
 
 
 def number(x: float | None, unit: str = "", digits: int = 1) -> str:
+    """``x`` with thousands separators and ``digits`` decimals; ``n/a`` when missing.
+
+    >>> number(1234.56, "ms"), number(0.01234, "ms"), number(3.0, digits=0), number(None)
+    ('1,234.6 ms', '0.0123 ms', '3', 'n/a')
+    """
     if x is None:
         return NA
     # Sub-unit values (a server-side tool call takes microseconds) keep 3 significant
@@ -32,11 +43,21 @@ def number(x: float | None, unit: str = "", digits: int = 1) -> str:
 
 
 def signed(x: float, digits: int = 1) -> str:
+    """``x`` with its sign always shown.
+
+    >>> signed(12.345), signed(-0.0042), signed(0)
+    ('+12.3', '-0.0042', '+0.0')
+    """
     # As in `number`: a sub-unit value keeps 3 significant digits instead of "+0.0".
     return f"{x:+.3g}" if 0 < abs(x) < 1 else f"{x:+,.{digits}f}"
 
 
 def p_value(p: float | None) -> str:
+    """A p value to 4 decimals, floored at ``p < 0.0001``; ``n/a`` when there is no test.
+
+    >>> p_value(0.04321), p_value(0.00001), p_value(None)
+    ('p = 0.0432', 'p < 0.0001', 'n/a')
+    """
     if p is None:
         return NA
     return "p < 0.0001" if p < 0.0001 else f"p = {p:.4f}"
@@ -47,7 +68,13 @@ def _pp(x: float) -> str:
 
 
 def difference_pp(d: Mapping[str, Any]) -> str:
-    """``+20.0 pp (95% CI +5.7 to +34.0 pp)``; ``n/a`` with no pairs."""
+    """A difference of proportions in percentage points, with its interval when there is one.
+
+    >>> difference_pp({"estimate": 0.2, "ci95": [0.057, 0.34]})
+    '+20.0 pp (95% CI +5.7 pp to +34.0 pp)'
+    >>> difference_pp({"estimate": 0.2, "ci95": None}), difference_pp({"estimate": None})
+    ('+20.0 pp', 'n/a')
+    """
     if d["estimate"] is None:
         return NA
     if d["ci95"] is None:
@@ -72,7 +99,11 @@ def counts(c: Mapping[str, Any]) -> str:
 
 
 def bound(x: float) -> str:
-    """A censoring limit as written: ``60000``, not ``60,000.0``."""
+    """A censoring limit as written: ``60000``, not ``60,000.0``.
+
+    >>> bound(60000.0), bound(2.5)
+    ('60000', '2.5')
+    """
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
@@ -85,7 +116,13 @@ def censored_median(m: Mapping[str, Any], unit: str, digits: int = 1) -> str:
 
 
 def median_difference(d: Mapping[str, Any], unit: str, digits: int = 1) -> str:
-    """``-264.5 ms (95% CI -421.4 to -222.6)``; an unbounded end reads "unbounded"."""
+    """``-264.5 ms (95% CI -421.4 to -222.6)``; an unbounded end reads "unbounded".
+
+    >>> median_difference({"estimate": -264.5, "ci95": [-421.4, None], "censored": True}, "ms")
+    '-264.5 ms (95% CI -421.4 to unbounded)'
+    >>> median_difference({"estimate": 12.0, "ci95": None, "censored": False}, "ms")
+    '+12.0 ms (no interval: too few pairs)'
+    """
     if d["estimate"] is None:
         return NA
     head = f"{signed(d['estimate'], digits)} {unit}"

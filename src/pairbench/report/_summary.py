@@ -22,10 +22,10 @@ from pairbench.report._replacements import (
     passed_without,
     replaced_trials,
 )
+from pairbench.report._schema import SCHEMA_ID, Summary
 from pairbench.store._records import SCORED_OUTCOMES, TrialResult
 from pairbench.store._table import TrialTable
 
-SCHEMA_ID = "pairbench.summary/1"
 OUTCOME_ORDER = (
     "passed",
     "failed",
@@ -122,8 +122,9 @@ def build_summary(
     ``run`` is the content of ``run.json``; ``results`` are the final records (one per
     arm, task and trial; planned trials with no record may come as ``not_run``), and
     ``infra`` the attempts kept beside them: infra failures and interrupted attempts,
-    each counted by its own outcome. The schema is documented in ``SUMMARY_SCHEMA.md``
-    next to this module. Same as :func:`summarize` on ``TrialTable.from_results``.
+    each counted by its own outcome. The schema is the model ``_schema.Summary``,
+    documented in ``SUMMARY_SCHEMA.md`` next to this module. Same as :func:`summarize` on
+    ``TrialTable.from_results``.
 
     Example::
 
@@ -151,7 +152,7 @@ def summarize(
     labels = frame.labels()
     tiers = {t: labels.get(t, {}).get("tier") for t in tasks}
     simulated = bool(run.get("agent_simulated")) or bool(table.columns["simulated"].any())
-    return {
+    built = {
         "schema_id": SCHEMA_ID,
         "confidence": CONFIDENCE,
         "run": {
@@ -165,7 +166,10 @@ def summarize(
             "arm_identities": arm_identities(frame),
             "comparisons": [list(c) for c in run.get("comparisons", [])],
             **run_provenance(run),
+            "journal_head": run.get("journal_head"),
+            "manual_review_sha256": run.get("manual_review_sha256"),
         },
+        "bootstrap_reps": bootstrap_reps,
         "empty": ran == 0 and not len(frame.kept),
         "trials": ran,
         "not_run": len(frame.final) - ran,
@@ -184,3 +188,8 @@ def summarize(
         "manual_review": manual_review(frame),
         "attention": _attention(frame, planned),
     }
+    # Typed at the seam: a key without a model field, or a value of the wrong type, fails
+    # here rather than in a reader of summary.json; the renderers then get plain JSON data,
+    # in the models' key order. Lax like read_run_info, which checked run.json's fields to
+    # the same types: a run.json it accepted ("campaign": "3") must not fail the report.
+    return Summary.model_validate(built).model_dump(mode="json")

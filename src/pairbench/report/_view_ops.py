@@ -181,6 +181,10 @@ def provenance_meta(run: Mapping[str, Any]) -> list[tuple[str, str]]:
             else ("not verified (no lock, or the experiment differs from it)")
         )
         rows.append(("Lock", f"{str(run['lock_sha256'])[:16]}… {state}"))
+    if run.get("journal_head"):
+        # What this report counted: `pairbench verify` rebuilds it from the journal up to
+        # this head and compares bytes.
+        rows.append(("Journal head", f"{run['journal_head']}"))
     change = run.get("accepted_harness_change")
     if change:
         rows.append(

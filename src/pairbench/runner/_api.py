@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import platform
 import sys
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pairbench import _registry
+from pairbench._clock import now_iso
 from pairbench._errors import ResumeRefused, RunDirError
+from pairbench._process import supervised
 from pairbench._version import __version__
 from pairbench.freeze._identity import run_identities
-from pairbench.runner._context import RunContext, canary_for
-from pairbench.runner._gate import check_gate
+from pairbench.runner._context import (
+    RunContext,
+    canary_for,
+    stored_agent,
+    stored_experiment,
+    stored_identities,
+)
+from pairbench.runner._gate import Gate, check_gate
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._ray import attempt_runner, check_executor
 from pairbench.runner._recover import recover_state
@@ -25,8 +33,11 @@ from pairbench.runner._run import Executor, RunState, run_with_signals
 from pairbench.schedule._plan import Schedule, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
 from pairbench.spec._load import LoadedExperiment, load_experiment
+from pairbench.spec._secrets import require_secrets
+from pairbench.store._load_run import check_run, read_run_info
 from pairbench.store._records import TrialResult
 from pairbench.store._run_dir import RunDir, new_run_id
+from pairbench.store._run_info import ExecutorRef, ExperimentRef, Policies, RunInfo, TaskRef
 
 
 @dataclass(frozen=True)
@@ -49,10 +60,6 @@ class RunOutcome:
         return RunDir(self.run_dir).results()
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
 def _any_simulated(loaded: LoadedExperiment) -> bool:
     """True when any arm's adapter class declares ``simulated = True`` (reports say so)."""
     exp = loaded.experiment
@@ -68,43 +75,58 @@ def _any_simulated(loaded: LoadedExperiment) -> bool:
     return False
 
 
-def _run_json(
-    loaded: LoadedExperiment, run_id: str, schedule: Schedule, concurrency: int
-) -> dict[str, Any]:
+def _run_info(
+    loaded: LoadedExperiment,
+    run_id: str,
+    schedule: Schedule,
+    concurrency: int,
+    gate: Gate,
+    executor: ExecutorRef,
+) -> RunInfo:
+    """run.json, written once with the run folder (status and the rest: journal events)."""
     exp = loaded.experiment
-    return {
-        "schema_id": "pairbench.run/1",
-        "run_id": run_id,
-        "experiment": {"id": exp.id, "version": exp.version, "description": exp.description},
-        "experiment_file": str(loaded.path),
-        "canonical_hash": loaded.canonical_hash,
-        "experiment_model": exp.model_dump(mode="json"),
-        "arms": list(exp.arms),
-        "comparisons": [list(c) for c in exp.comparisons],
-        "tasks": [{"id": t.id, "labels": dict(t.labels)} for t in exp.tasks],
-        "agents": {arm: exp.arm_agent(arm).model_dump(mode="json") for arm in exp.arms},
-        "agent_simulated": _any_simulated(loaded),
-        "run_seed": schedule.run_seed,
-        "order_policy": schedule.order_policy,
-        "concurrency": concurrency,
-        "schedule": schedule.model_dump(mode="json"),
-        "planned_trials": schedule.attempts,
-        "policies": {
-            "budget": exp.budget.model_dump(mode="json"),
-            "infra": exp.infra.model_dump(mode="json"),
-        },
-        "canary_env": "PAIRBENCH_CANARY",
-        "identities": {
+    # Before anything is created: a ${env:NAME} an agent reads must be set, and long enough.
+    require_secrets(exp, str(loaded.path))
+    secret = exp.secret_names()
+    return RunInfo(
+        run_id=run_id,
+        experiment=ExperimentRef(id=exp.id, version=exp.version, description=exp.description),
+        experiment_file=str(loaded.path),
+        canonical_hash=loaded.canonical_hash,
+        experiment_model=stored_experiment(exp),
+        arms=list(exp.arms),
+        comparisons=[list(c) for c in exp.comparisons],
+        tasks=[
+            TaskRef(id=t.id, labels=dict(t.labels), case_set=t.case_set)
+            for t in exp.tasks_in(gate.case_set)
+        ],
+        agents={arm: stored_agent(exp.arm_agent(arm), secret) for arm in exp.arms},
+        agent_simulated=_any_simulated(loaded),
+        run_seed=schedule.run_seed,
+        order_policy=schedule.order_policy,
+        concurrency=concurrency,
+        schedule=schedule,
+        planned_trials=schedule.attempts,
+        policies=Policies(
+            budget=exp.budget.model_dump(mode="json"), infra=exp.infra.model_dump(mode="json")
+        ),
+        canary_env="PAIRBENCH_CANARY",
+        identities={
             "pairbench": __version__,
             "python": platform.python_version(),
             "executable": sys.executable,
             "platform": platform.platform(),
+            # A secret's literal value in an arm's env or pinned env: name and SHA-256.
+            **stored_identities(run_identities(loaded), exp),
         },
-        "started_at": _now(),
-        "ended_at": None,
-        "status": "running",
-        "invocations": [],
-    }
+        started_at=now_iso(),
+        executor=executor,
+        case_set=gate.case_set,
+        campaign=gate.campaign or None,
+        lock_sha256=hashlib.sha256(gate.lock.to_bytes()).hexdigest(),
+        lock_verified=gate.lock_verified,
+        accepted_harness_change=gate.accepted_harness_change,
+    )
 
 
 def _execute(
@@ -121,6 +143,7 @@ def _execute(
     total = schedule.attempts
     chosen = info["executor"]
     with (
+        supervised(),  # no process of the run outlives it, even if this process is killed
         attempt_runner(loaded, chosen["name"], chosen["address"]) as runner,
         RunProgress(total, enabled=progress) as bar,
     ):
@@ -138,21 +161,23 @@ def _execute(
                 "committed before it is kept; free space or fix the disk, then run "
                 f"`pairbench resume {run_dir.path}`"
             ) from exc
-    info = run_dir.read_run_json()
-    info["status"] = status
-    info["ended_at"] = _now()
-    run_dir.write_run_json(info)
+    _mark_ended(run_dir, status)
     return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status)
 
 
-def _mark_stopped(run_dir: RunDir, status: str) -> None:
+def _mark_ended(run_dir: RunDir, status: str) -> None:
+    """The run's status as a journal event (run.json is never rewritten)."""
+    journal = run_dir.journal()
     try:
-        info = run_dir.read_run_json()
-        info["status"] = status
-        info["ended_at"] = _now()
-        run_dir.write_run_json(info)
-    except (OSError, RunDirError):
-        pass  # the disk refuses this too: the error raised next says what happened
+        journal.append("run_ended", status=status)
+    finally:
+        journal.close()
+
+
+def _mark_stopped(run_dir: RunDir, status: str) -> None:
+    # The disk may refuse this too: the error raised next says what happened.
+    with contextlib.suppress(OSError, RunDirError):
+        _mark_ended(run_dir, status)
 
 
 def start_run(
@@ -196,28 +221,22 @@ def start_run(
     schedule = build_schedule(loaded.experiment, seed, gate.case_set)
     workers = concurrency or loaded.experiment.budget.concurrency
     lock_bytes = gate.lock.to_bytes()
-    lock_sha = hashlib.sha256(lock_bytes).hexdigest()
-    info = _run_json(loaded, run_id, schedule, workers)
-    info.update(
-        executor={"name": executor, "address": ray_address},
-        case_set=gate.case_set,
-        campaign=gate.campaign or None,
-        lock_sha256=lock_sha,
-        lock_verified=gate.lock_verified,
-        accepted_harness_change=gate.accepted_harness_change,
-        tasks=[
-            {"id": t.id, "labels": dict(t.labels), "case_set": t.case_set}
-            for t in loaded.experiment.tasks_in(gate.case_set)
-        ],
+    run_info = _run_info(
+        loaded, run_id, schedule, workers, gate, ExecutorRef(name=executor, address=ray_address)
     )
-    info["identities"].update(run_identities(loaded))
-    info["invocations"].append({"command": "run", "at": _now(), "executor": executor})
+    info = run_info.model_dump(mode="json")
     # The planned order is on disk before the first attempt starts: the folder appears under
     # its name only with its plan and lock in it, and with this process as its writer.
-    files = {"lock.json": lock_bytes, "run.json": RunDir.encode_run_json(info)}
+    files = {"lock.json": lock_bytes, "run.json": run_info.encode()}
     with RunDir.create_locked(runs_dir, run_id, files, command="pairbench run") as run_dir:
         journal = run_dir.journal()
-        journal.append("run_started", run_id=run_id, planned=schedule.attempts)
+        journal.append(
+            "run_started",
+            run_id=run_id,
+            planned=schedule.attempts,
+            command="run",
+            executor=info["executor"],
+        )
         journal.close()
         return _execute(loaded, run_dir, info, RunState(), workers, progress)
 
@@ -238,13 +257,16 @@ def resume_run(
     run_dir = RunDir.open(run_dir_path)
     # The whole resume is one writer: another run, resume or report of this run is refused.
     with run_dir.writer_lock("pairbench resume"):
+        # The runner trusts the files it wrote: a damaged one is one clear error here,
+        # before anything is changed, not a traceback half-way through recovery.
+        check_run(run_dir.path)
         return _resume(run_dir, progress, executor, ray_address)
 
 
 def _resume(
     run_dir: RunDir, progress: bool, executor: str | None, ray_address: str | None
 ) -> RunOutcome:
-    info = run_dir.read_run_json()
+    info = read_run_info(run_dir)
     exp_file = Path(str(info.get("experiment_file", "")))
     if not exp_file.is_file():
         raise RunDirError(
@@ -252,6 +274,9 @@ def _resume(
             "restore it to resume this run"
         )
     loaded = load_experiment(exp_file)
+    # As at the start: a ${env:NAME} an agent reads must be set now too (one clear error,
+    # nothing changed), not an infra failure per attempt.
+    require_secrets(loaded.experiment, str(exp_file))
     if loaded.canonical_hash != info.get("canonical_hash"):
         raise ResumeRefused(
             f"refusing to resume {run_dir.path.name}: {exp_file} changed since the run started "
@@ -266,11 +291,7 @@ def _resume(
     info["executor"] = {"name": name, "address": ray_address}
     schedule = Schedule.model_validate(info["schedule"])
     state = recover_state(run_dir, schedule)
-    invocation = {"command": "resume", "at": _now(), "executor": name}
-    info["invocations"] = [*info.get("invocations", []), invocation]
-    info["status"] = "running"
-    run_dir.write_run_json(info)
     journal = run_dir.journal()
-    journal.append("run_resumed", done=len(state.done))
+    journal.append("run_resumed", done=len(state.done), command="resume", executor=info["executor"])
     journal.close()
     return _execute(loaded, run_dir, info, state, int(info.get("concurrency", 1)), progress)

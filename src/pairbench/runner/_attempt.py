@@ -4,28 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import tempfile
 import time
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pairbench import _registry
+from pairbench._clock import now_iso
 from pairbench._template import render
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
 from pairbench.agents._transcript import Transcript
 from pairbench.fixtures._procs import FixtureError
-from pairbench.fixtures._protocol import FixtureState
+from pairbench.fixtures._protocol import Fixture, FixtureState, Probe
 from pairbench.grading._metrics import compute_metrics
 from pairbench.grading._protocol import GradeInput
 from pairbench.grading._security import assess_security
 from pairbench.grading._validity import classify_validity
 from pairbench.runner._context import RunContext
+from pairbench.runner._folders import folder_pool, short_tmp
 from pairbench.schedule._plan import Pair, TrialKey
 from pairbench.spec._models import McpServer, WebMcpPage
 from pairbench.store._records import Grade, Outcome, TrialResult
@@ -39,69 +38,110 @@ class AttemptRecord:
     transcript: Transcript
 
 
-_POOLS: dict[str, ThreadPoolExecutor] = {}
-
-
-def folder_pool(kind: str = "attempt") -> ThreadPoolExecutor:
-    """Threads for folder and file creation (metadata writes wait on the disk, not the
-    CPU: more of them than cores keeps a wave of starting attempts moving). ``attempt``
-    serves attempts about to run; ``ahead`` makes folders ahead of time, apart, so those
-    never queue behind it."""
-    if kind not in _POOLS:
-        workers = 16 if kind == "attempt" else 4
-        _POOLS[kind] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"pb-{kind}")
-    return _POOLS[kind]
-
-
-def premake_folders(rc: RunContext, key: TrialKey, attempt: int) -> None:
-    """Make an attempt's folders ahead of its slot (``run_attempt`` makes any missing).
-
-    The executor calls this, in the folder threads, while the attempt waits for a slot or
-    for its pair's earlier arm: a wave of attempts starting together then finds its work,
-    HOME and TMPDIR folders made, instead of waiting on the disk for them.
-    """
-    work = rc.run_dir.path / "work" / rc.run_dir.fixture_rel(key, attempt)
-    folders = [rc.run_dir.transcript_path(key).parent]
-    if rc.uses_workdir(key.arm):
-        folders += [work / "home"]
-    for folder in folders:
-        folder.mkdir(parents=True, exist_ok=True)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
-def short_tmp() -> Path:
-    """A new private temp folder with a short path, for one attempt's agent and servers.
-
-    Unix socket paths hold 108 bytes: Chromium (and any server binding a socket in
-    ``TMPDIR``) fails under a deep run folder, so TMPDIR is never inside the run folder.
-    """
-    base = tempfile.gettempdir()
-    return Path(tempfile.mkdtemp(prefix="pb-", dir=base if len(base) <= 24 else "/tmp"))
-
-
 async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -> AttemptRecord:
     """Execute one attempt; never raises for agent or infra failures (they become outcomes).
 
     Cancellation (Ctrl-C, SIGTERM) propagates after the attempt is recorded as
     ``interrupted`` in the returned record attached to the exception (``exc.record``).
-    The attempt's short temp folder (see ``short_tmp``) is removed afterwards.
+    The attempt's short temp folder (see ``short_tmp``) is removed afterwards, and the
+    files it left in the run folder are redacted (see ``store._redact``) once graded.
     """
     arm = rc.loaded.experiment.arms[key.arm]
+    tools = arm.tools != "none" and bool(arm.tools.mcp or arm.tools.webmcp)
     needs_tmp = rc.uses_workdir(key.arm) or (arm.tools != "none" and bool(arm.tools.mcp))
+    # Work and fixture folders exist only for these (see _prepare): nothing else to redact.
+    exp = rc.loaded.experiment
+    leaves_files = rc.uses_workdir(key.arm) or tools or bool(exp.task(key.task).fixture)
     tmp = short_tmp() if needs_tmp else None
+    rel = rc.run_dir.fixture_rel(key, attempt)
     try:
-        return await _attempt(rc, key, pair, attempt, tmp)
+        prepared = await _prepare(rc, key, pair, attempt, tmp)
+        if isinstance(prepared, AttemptRecord):
+            done = prepared
+        else:
+            ran = await _run_agent(prepared)
+            done = ran if isinstance(ran, AttemptRecord) else _grade(prepared, ran)
+        # Graders and detectors have read the attempt's files: what is kept must not hold a
+        # secret. In the folder threads, so the event loop keeps timing other agents; an
+        # attempt that left no folder (an in-process agent without a fixture) skips the
+        # thread hop, which would cost it more than all its own bookkeeping.
+        if leaves_files:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(folder_pool(), rc.redact_attempt_files, rel)
+        return done
+    except BaseException:
+        # An interrupted attempt's files are kept too; a failure here must not hide why.
+        with suppress(Exception):
+            rc.redact_attempt_files(rel)
+        raise
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-async def _attempt(
+@dataclass(frozen=True)
+class _Attempt:
+    """What preparing, running and grading one attempt share, and how it is recorded."""
+
+    rc: RunContext
+    key: TrialKey
+    pair: Pair
+    attempt: int
+    transcript: Transcript
+    started: str
+
+    def record(self, outcome: Outcome, reason: str, **fields: Any) -> AttemptRecord:
+        """The attempt's record, with every secret value redacted (the verdicts in it were
+        judged before, on what the agent really produced)."""
+        exp, key, pair = self.rc.loaded.experiment, self.key, self.pair
+        result = TrialResult(
+            run_id=self.rc.run_id,
+            experiment=exp.id,
+            arm=key.arm,
+            task=key.task,
+            trial=key.trial,
+            labels=dict(exp.task(key.task).labels),
+            seed=pair.seed,
+            model_seed=pair.model_seed,
+            attempt=self.attempt,
+            start_order=pair.order.index(key.arm),
+            outcome=outcome,
+            reason=reason,
+            agent=exp.arm_agent(key.arm).adapter,
+            started_at=self.started,
+            ended_at=now_iso(),
+            **fields,
+        )
+        return AttemptRecord(result=self.rc.redact_result(result), transcript=self.transcript)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """An attempt ready to run: its agent, the context it gets, and what grading needs."""
+
+    at: _Attempt
+    agent: Any
+    ctx: AgentContext
+    fixture: Fixture | None
+    fixture_dir: Path
+    content: dict[str, Any]
+    probes: list[Probe]
+
+
+class _Ran(NamedTuple):
+    """How the agent's run ended: its output, or the outcome (and reason) replacing it."""
+
+    output: AgentOutput | None
+    outcome: Outcome | None
+    reason: str
+    wall_ms: float
+
+
+async def _prepare(
     rc: RunContext, key: TrialKey, pair: Pair, attempt: int, tmp: Path | None
-) -> AttemptRecord:
+) -> _Prepared | AttemptRecord:
+    """Folders, environment, prompt, agent and tool surface; an ``infra`` record if any
+    of them cannot be made."""
     exp = rc.loaded.experiment
     task = exp.task(key.task)
     arm = exp.arms[key.arm]
@@ -119,7 +159,7 @@ async def _attempt(
             # metadata write on disk that a tool-less, fixture-less attempt need not pay for.
             fixture_dir.mkdir(parents=True, exist_ok=True)
         workdir = rc.workdir(rel, create=make)
-        transcript = Transcript(rc.run_dir.working_transcript(key, attempt))
+        transcript = Transcript(rc.run_dir.working_transcript(key, attempt), rc.redactor())
         try:
             env = scrubbed_env(
                 workdir,
@@ -136,29 +176,20 @@ async def _attempt(
     # hundreds of attempts starting together create theirs side by side, and the event
     # loop keeps timing the agents that run.
     loop = asyncio.get_running_loop()
-    workdir, transcript, prepared = await loop.run_in_executor(folder_pool(), folders)
-    started = _now()
-
-    def record(outcome: Outcome, reason: str, **fields: Any) -> AttemptRecord:
-        result = TrialResult(
-            run_id=rc.run_id,
-            experiment=exp.id,
-            arm=key.arm,
-            task=key.task,
-            trial=key.trial,
-            labels=dict(task.labels),
-            seed=pair.seed,
-            model_seed=pair.model_seed,
-            attempt=attempt,
-            start_order=pair.order.index(key.arm),
-            outcome=outcome,
-            reason=reason,
-            agent=agent_spec.adapter,
-            started_at=started,
-            ended_at=_now(),
-            **fields,
-        )
-        return AttemptRecord(result=result, transcript=transcript)
+    made = folder_pool().submit(folders)
+    try:
+        workdir, transcript, prepared = await asyncio.wrap_future(made, loop=loop)
+    except asyncio.CancelledError:
+        # Interrupted while the thread makes the files: the executor records this attempt
+        # with no transcript, so the one the thread opens must not outlive it (an orphan
+        # .partial file and an open handle). Wait for the thread (a few ms, and only on an
+        # interrupt), then drop its file.
+        with suppress(Exception):
+            _, orphan, _ = made.result(timeout=10)
+            orphan.close(sync=False)
+            rc.run_dir.working_transcript(key, attempt).unlink(missing_ok=True)
+        raise
+    at = _Attempt(rc, key, pair, attempt, transcript, now_iso())
 
     fixture = rc.fixture(task.fixture) if task.fixture else None
     try:
@@ -178,7 +209,7 @@ async def _attempt(
         agent_cls = _registry.load("agents", agent_spec.adapter)
         agent = agent_cls(dict(agent_spec.settings))
     except Exception as exc:
-        return record("infra", f"preparing the attempt failed: {exc}")
+        return at.record("infra", f"preparing the attempt failed: {exc}")
 
     warm = rc.warm_urls.get(key.arm, {})
     # Per-trial servers get their own HOME and TMPDIR; without servers, no folders for them.
@@ -194,7 +225,7 @@ async def _attempt(
             servers, pages if make else {}, warm, pair.seed, fixture_dir, rel, server_env
         )
     except FixtureError as exc:
-        return record("infra", f"preparing the attempt failed: {exc}")
+        return at.record("infra", f"preparing the attempt failed: {exc}")
     if attachments:
         transcript.emit("attachments", files=list(arm.attachments))
 
@@ -238,59 +269,77 @@ async def _attempt(
         attachments=attachments,
         extra={"prompt_names_attachments": "${attachments}" in raw_prompt},
     )
+    return _Prepared(at, agent, ctx, fixture, fixture_dir, content, probes)
+
+
+async def _run_agent(prep: _Prepared) -> _Ran | AttemptRecord:
+    """The agent under the trial timeout; a failure becomes its outcome (an ``infra`` one
+    its record), never a raise (but cancellation, which propagates)."""
+    timeout_s = prep.ctx.timeout_s
+    transcript = prep.at.transcript
     t0 = time.perf_counter()
-    output: AgentOutput | None = None
     try:
-        async with asyncio.timeout(exp.budget.trial_timeout_s):
-            output = await agent.run(ctx)
+        async with asyncio.timeout(timeout_s):
+            output: AgentOutput = await prep.agent.run(prep.ctx)
     except TimeoutError:
-        outcome: Outcome = "timeout"
-        reason = f"hit the {exp.budget.trial_timeout_s:g} s trial timeout"
+        reason = f"hit the {timeout_s:g} s trial timeout"
+        return _Ran(None, "timeout", reason, (time.perf_counter() - t0) * 1000)
     except (FixtureError, InfraFailure) as exc:
         transcript.emit("error", message=str(exc))
         # Kept with its metrics: a server that failed to connect is still a result of the
         # transport table, even though the attempt itself is re-run.
         wall = (time.perf_counter() - t0) * 1000
         metrics = compute_metrics(wall, transcript.events, None, None)
-        return record("infra", str(exc), metrics=metrics)
+        return prep.at.record("infra", str(exc), metrics=metrics)
     except asyncio.CancelledError:
         transcript.emit("error", message="interrupted")
         raise
     except Exception as exc:
         transcript.emit("error", message=repr(exc))
-        outcome, reason = "agent_error", f"the agent adapter raised {exc!r}"
-    wall_ms = (time.perf_counter() - t0) * 1000
-    state: FixtureState | None = fixture.read_state(fixture_dir) if fixture else None
-    events = transcript.events
+        reason = f"the agent adapter raised {exc!r}"
+        return _Ran(None, "agent_error", reason, (time.perf_counter() - t0) * 1000)
+    return _Ran(output, None, "", (time.perf_counter() - t0) * 1000)
+
+
+def _grade(prep: _Prepared, ran: _Ran) -> AttemptRecord:
+    """Grader, metrics, validity and the security detectors, on what the agent produced
+    (before redaction), then the record."""
+    at = prep.at
+    exp = at.rc.loaded.experiment
+    task = exp.task(at.key.task)
+    output = ran.output
+    state: FixtureState | None = prep.fixture.read_state(prep.fixture_dir) if prep.fixture else None
+    events = at.transcript.events
     grade: Grade | None = None
     final = output.final_answer if output else None
+    outcome: Outcome = ran.outcome or "agent_error"
+    reason = ran.reason
     if output is not None:
         if output.error:
             outcome, reason = "agent_error", output.error
         else:
-            grader = rc.grader(task.grader.name)
+            grader = at.rc.grader(task.grader.name)
             grade = grader(
                 GradeInput(
                     task=task,
                     args=dict(task.grader.args),
-                    content=content,
+                    content=prep.content,
                     state=state,
                     final_answer=final,
                     events=events,
-                    arm=key.arm,
+                    arm=at.key.arm,
                 )
             )
             outcome, reason = grade.outcome, grade.reason
-    return record(
+    probe = _probe_label(task.labels)
+    return at.record(
         outcome,
         reason,
         simulated=bool(output and output.simulated),
         grade=grade,
-        metrics=compute_metrics(wall_ms, events, state, output),
-        validity=classify_validity(arm, events),
-        security=assess_security(
-            probes, _probe_label(task.labels), rc.canaries, final, events, state
-        ),
+        metrics=compute_metrics(ran.wall_ms, events, state, output),
+        validity=classify_validity(exp.arms[at.key.arm], events),
+        security=assess_security(prep.probes, probe, at.rc.secrets(), final, events, state),
         final_answer=final,
         seeding=output.seeding if output else None,
         models_seen=list(dict.fromkeys(output.models)) if output else [],

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,9 @@ from pairbench.agents._protocol import RunSignals
 from pairbench.fixtures._protocol import Fixture
 from pairbench.grading._protocol import Grader
 from pairbench.spec._load import LoadedExperiment
+from pairbench.spec._models import MIN_SECRET_CHARS, AgentSpec, Experiment, env_ref
+from pairbench.store._records import TrialResult
+from pairbench.store._redact import Redactor, stored_env
 from pairbench.store._run_dir import RunDir
 
 CANARY_ENV = "PAIRBENCH_CANARY"
@@ -23,6 +28,79 @@ CANARY_ENV = "PAIRBENCH_CANARY"
 def canary_for(run_id: str) -> str:
     """The run's canary value: token-shaped, unique per run, derived from the run ID."""
     return "pbk_" + hashlib.sha256(f"{run_id}|canary".encode()).hexdigest()[:32]
+
+
+def run_secrets(
+    experiment: Experiment, canaries: list[str], environ: Mapping[str, str]
+) -> dict[str, str]:
+    """Name -> value of every secret of a run: no stored file may hold one of the values.
+
+    The harness canary (``PAIRBENCH_CANARY``); each declared secret's value (``secrets``,
+    and every ``${env:NAME}`` value, read from ``environ`` as the agent will get it); and
+    each ``env_allow`` variable whose value in ``environ`` has at least
+    ``MIN_SECRET_CHARS`` characters (a shorter one is ordinary text, not a key). Values
+    are gathered over every arm; a name two arms give different values is kept as
+    ``NAME@arm`` for the second.
+    """
+    found = {CANARY_ENV if i == 0 else f"{CANARY_ENV}_{i}": c for i, c in enumerate(canaries)}
+    names = experiment.secret_names()
+
+    def add(name: str, value: str | None, arm: str) -> None:
+        if not value or value in found.values():
+            return
+        found[name if name not in found else f"{name}@{arm}"] = value
+
+    for arm in experiment.arms:
+        agent = experiment.arm_agent(arm)
+        for key, value in agent.env.items():
+            ref = env_ref(value)
+            if ref is not None:
+                add(key, environ.get(ref), arm)
+            elif key in names:
+                add(key, value, arm)
+        for name in agent.env_allow:
+            allowed = environ.get(name)
+            if allowed is not None and (name in names or len(allowed) >= MIN_SECRET_CHARS):
+                add(name, allowed, arm)
+    return found
+
+
+def stored_agent(agent: AgentSpec, names: frozenset[str]) -> dict[str, Any]:
+    """An agent spec as run.json stores it: each secret's literal ``env`` value is its name
+    and SHA-256 (``store._redact.stored_secret``); a ``${env:NAME}`` reference stays."""
+    dump = agent.model_dump(mode="json")
+    dump["env"] = stored_env(dump["env"], names)
+    return dump
+
+
+def stored_experiment(experiment: Experiment) -> dict[str, Any]:
+    """The experiment model as run.json stores it (its agents as :func:`stored_agent`).
+
+    Not the canonical form: the canonical hash is of the model itself (and so of a literal
+    secret), while this is what is written where anyone can read it.
+    """
+    names = experiment.secret_names()
+    dump = experiment.model_dump(mode="json")
+    dump["agent"] = stored_agent(experiment.agent, names)
+    for name, arm in experiment.arms.items():
+        if arm.agent is not None:
+            dump["arms"][name]["agent"] = stored_agent(arm.agent, names)
+    return dump
+
+
+def stored_identities(identities: dict[str, Any], experiment: Experiment) -> dict[str, Any]:
+    """``run_identities`` as run.json stores them: in each arm's ``env`` and ``pinned_env``
+    a secret's literal value is its name and SHA-256 (other pinned values stay in clear)."""
+    names = experiment.secret_names()
+    arms = dict(identities.get("arms") or {})
+    for arm, ident in arms.items():
+        if isinstance(ident, dict):
+            ident = dict(ident)
+            for key in ("env", "pinned_env"):
+                if isinstance(ident.get(key), dict):
+                    ident[key] = stored_env(ident[key], names)
+            arms[arm] = ident
+    return {**identities, "arms": arms}
 
 
 @dataclass
@@ -41,6 +119,34 @@ class RunContext:
     _texts: dict[str, str] = field(default_factory=dict)
     _plans: dict[str, dict[str, Any]] = field(default_factory=dict)
     _uses_workdir: dict[str, bool] = field(default_factory=dict)
+    _secrets: dict[str, str] | None = None
+    _redactor: Redactor | None = None
+
+    def secrets(self) -> dict[str, str]:
+        """The run's secrets by name (see :func:`run_secrets`), read from this process's
+        environment once: the one a local attempt's agent, or a Ray worker's, inherits."""
+        if self._secrets is None:
+            self._secrets = run_secrets(self.loaded.experiment, self.canaries, os.environ)
+        return self._secrets
+
+    def redactor(self) -> Redactor:
+        """What keeps the run's secret values out of every file it stores."""
+        if self._redactor is None:
+            self._redactor = Redactor(self.secrets())
+        return self._redactor
+
+    def redact_result(self, result: TrialResult) -> TrialResult:
+        """``result`` with every secret value redacted (itself when it holds none)."""
+        redactor = self.redactor()
+        if not redactor.found(result.model_dump_json()):
+            return result
+        return TrialResult.model_validate(redactor.redact_data(result.model_dump(mode="json")))
+
+    def redact_attempt_files(self, rel: str) -> None:
+        """Redact what an attempt left in its work and fixture folders (``rel``: see
+        ``RunDir.fixture_rel``): files its agent, servers and fixture wrote."""
+        for folder in (self.run_dir.path / "work" / rel, self.run_dir.fixtures_root / rel):
+            self.redactor().redact_tree(folder)
 
     def grader(self, name: str) -> Grader:
         if name not in self._graders:

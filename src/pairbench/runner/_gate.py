@@ -7,18 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pairbench._errors import PairbenchError
+from pairbench._errors import RunRefused
 from pairbench.freeze._lock import Lock, build_lock
 from pairbench.freeze._verify import verify_experiment
 from pairbench.spec._load import LoadedExperiment
 
 HELD_OUT = "held-out"
-
-
-class RunRefused(PairbenchError):
-    """A run that pre-registration forbids (unverified lock, a second held-out campaign)."""
-
-    exit_code = 3
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,11 @@ import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pairbench._errors import PairbenchError
+from pairbench._clock import now_iso
+from pairbench._errors import RayExecutorError
 from pairbench.agents._transcript import Transcript
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._context import RunContext
@@ -58,10 +58,6 @@ CANCEL_GRACE_S = 10.0
 INSTALL_HINT = "pip install 'pairbench[ray]'"
 
 _LOCAL_ADDRESSES = {None, "", "local"}
-
-
-class RayExecutorError(PairbenchError):
-    """The Ray executor cannot run as asked (not installed, unsafe warm servers, ...)."""
 
 
 def is_remote(address: str | None) -> bool:
@@ -139,10 +135,6 @@ def ray_options(arm: Arm) -> dict[str, Any]:
 
 
 # -- the worker side ------------------------------------------------------------------------
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
 def _write_working(path: Path, data: bytes) -> None:
     # No fsync here: the executor's group commit fsyncs the working transcript before it
     # renames it into place and journals its hash (``_commit.py``).
@@ -207,7 +199,7 @@ class RayRunner:
     async def __call__(
         self, rc: RunContext, key: TrialKey, pair: Pair, attempt: int
     ) -> AttemptRecord:
-        started = _now()
+        started = now_iso()
         ref = self._remote.options(**self._options.get(key.arm, {})).remote(
             self._shared_ref(rc), key, pair, attempt, rc.signals.model_call_succeeded
         )
@@ -265,7 +257,7 @@ class RayRunner:
             reason=reason,
             agent=exp.arm_agent(key.arm).adapter,
             started_at=started,
-            ended_at=_now(),
+            ended_at=now_iso(),
         )
 
 

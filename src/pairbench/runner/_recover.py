@@ -21,6 +21,8 @@ def recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
     written last): final results, kept infra or interrupted attempts, ``not_run`` records.
     They are whole (fsynced before being placed), so they are journaled now, by name, and
     count as what they are; an attempt that left no record is kept as ``interrupted``.
+    The spend starts from every stored record's cost (``results/``, ``infra/``,
+    ``interrupted/``), as the cost ceiling counted them when they were written.
     """
     state = RunState()
     events = run_dir.journal_events()
@@ -54,11 +56,14 @@ def recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
         # Attempt numbers move on past every recorded attempt, started line or not.
         for label, attempt in finished:
             started[label] = max(started.get(label, 0), attempt)
+        for kept in [*run_dir.infra_attempts(), *run_dir.interrupted_attempts()]:
+            state.spend.add(kept)
         for key, _pair in planned_keys(schedule):
             state.attempts[key] = started.get(key.label, 0)
             last = state.attempts[key]
             if run_dir.has_result(key):
                 result = TrialResult.model_validate_json(run_dir.result_path(key).read_bytes())
+                state.spend.add(result)
                 if result.outcome in FINAL_OUTCOMES:
                     state.done.add(key)
                 if _rel(run_dir, run_dir.result_path(key)) not in journaled:

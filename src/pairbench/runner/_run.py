@@ -3,7 +3,8 @@
 The concurrency limit counts agent attempts in flight (:class:`AttemptSlots`), not pairs: a
 pair takes a slot per arm, so the slot it frees between its arms, and the slots idle in the
 tail, go to other pairs. Records reach the disk through a group commit (``_commit.py``):
-attempts that finish together share their fsyncs.
+attempts that finish together share their fsyncs. An attempt starts only once the cost
+ceiling has room for its worst-case cost beside those in flight (``_ceiling.py``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ import signal
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pairbench._clock import now_iso
 from pairbench.agents._transcript import Transcript
-from pairbench.runner._attempt import AttemptRecord, folder_pool, premake_folders, run_attempt
+from pairbench.runner._attempt import AttemptRecord, run_attempt
+from pairbench.runner._ceiling import CostCeiling, Reservation, Spend
 from pairbench.runner._context import CANARY_ENV, RunContext
+from pairbench.runner._folders import folder_pool, premake_folders
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._slots import AttemptSlots
 from pairbench.runner._warm import warm_servers
@@ -39,13 +42,10 @@ class RunState:
     done: set[TrialKey] = field(default_factory=set)
     attempts: dict[TrialKey, int] = field(default_factory=lambda: defaultdict(int))
     infra: dict[TrialKey, int] = field(default_factory=lambda: defaultdict(int))
-    spent_usd: float = 0.0
+    spend: Spend = field(default_factory=Spend)
+    """Every recorded attempt's cost, this invocation's and (on resume) the stored ones."""
     stop_reason: str | None = None
     budget_reason: str | None = None
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
 
 
 AttemptRunner = Callable[[RunContext, TrialKey, Pair, int], Awaitable[AttemptRecord]]
@@ -70,6 +70,8 @@ class Executor:
         self.attempt_runner = attempt_runner
         self.journal: Journal = rc.run_dir.journal()
         self.commits = GroupCommitter(self.journal, rc.run_dir.path)
+        budget = rc.loaded.experiment.budget
+        self.ceiling = CostCeiling(budget.cost_ceiling_usd, budget.cost_per_trial_usd, state.spend)
 
     # -- records ---------------------------------------------------------------------------
     def _event(
@@ -142,7 +144,7 @@ class Executor:
             outcome=outcome,
             reason=reason,
             agent=exp.arm_agent(key.arm).adapter,
-            ended_at=_now(),
+            ended_at=now_iso(),
         )
 
     def _not_run(self, key: TrialKey, pair: Pair, reason: str) -> asyncio.Future[None]:
@@ -161,31 +163,12 @@ class Executor:
             row=trial_row(result, kept=False),
         )
 
-    # -- budget ----------------------------------------------------------------------------
-    def _over_budget(self) -> str | None:
-        budget = self.rc.loaded.experiment.budget
-        if self.state.budget_reason is not None:
-            return self.state.budget_reason
-        if budget.cost_ceiling_usd is None:
-            return None
-        estimate = budget.cost_per_trial_usd or 0.0
-        if self.state.spent_usd + estimate > budget.cost_ceiling_usd:
-            self.state.budget_reason = (
-                f"budget stop: the next trial (estimated ${estimate:.4f}) would take the spend "
-                f"${self.state.spent_usd:.4f} past the ceiling ${budget.cost_ceiling_usd:.2f}"
-            )
-        return self.state.budget_reason
-
-    def _charge(self, result: TrialResult) -> None:
-        cost = result.metrics.cost_usd if result.metrics else None
-        if cost is not None and cost.value is not None:
-            self.state.spent_usd += cost.value
-        else:
-            self.state.spent_usd += self.rc.loaded.experiment.budget.cost_per_trial_usd or 0.0
-
     # -- execution -------------------------------------------------------------------------
-    async def _attempt(self, key: TrialKey, pair: Pair) -> tuple[Outcome, asyncio.Future[None]]:
-        """Run one attempt (in a held slot); return its outcome and its record's commit.
+    async def _attempt(
+        self, key: TrialKey, pair: Pair, held: Reservation
+    ) -> tuple[Outcome, asyncio.Future[None]]:
+        """Run one attempt (in a held slot, with its cost reserved); return its outcome and
+        its record's commit.
 
         What the next attempt anywhere must see (spend, the infra count, a stop) is settled
         here, before the slot is freed; the record is durable when the future resolves.
@@ -196,14 +179,17 @@ class Executor:
             # Durable before the agent starts: a crash can never hide an attempt that ran.
             await self._event((), "attempt_started", key=key.label, attempt=attempt)
             rec = await self.attempt_runner(self.rc, key, pair, attempt)
-        except asyncio.CancelledError:
-            self._interrupted(key, pair, attempt, "the run was stopped during the attempt")
+        except BaseException as exc:
+            self.ceiling.release(held)
+            if isinstance(exc, asyncio.CancelledError):
+                self._interrupted(key, pair, attempt, "the run was stopped during the attempt")
             raise
         durable = self._finish(key, rec)
         result = rec.result
-        if result.outcome != "infra":
-            self._charge(result)
-        else:
+        # Every attempt's recorded cost counts, an infra one's too: the spend is what the
+        # stored records (results/, infra/) add up to.
+        self.ceiling.settle(held, result)
+        if result.outcome == "infra":
             self.state.infra[key] += 1
             if self.state.infra[key] > self.rc.loaded.experiment.infra.retries:
                 self.state.stop_reason = (
@@ -239,19 +225,26 @@ class Executor:
         on_start: Callable[[], None] = lambda: None,
     ) -> None:
         """The trial's attempts until one is not ``infra`` (an infra failure is retried)."""
-        first = True
         while True:
             self._premake(key)
             async with slots.hold(remaining):
                 on_start()
                 if self.state.stop_reason is not None:
                     return
-                # Checked as the attempt is about to start, so the spend is up to date.
-                reason = self._over_budget() if first else None
-                if reason is None:
-                    outcome, durable = await self._attempt(key, pair)
+                # Reserved in the slot, as the attempt is about to start (a retry too: it
+                # costs as much). It may wait here, slot held, for an attempt in flight to
+                # end and free its reservation; any other attempt would reserve the same
+                # worst case, so the slot could not start one meanwhile either.
+                held = await self.ceiling.reserve()
+                if held is not None and self.state.stop_reason is not None:
+                    self.ceiling.release(held)  # stopped while it waited
+                    return
+                if held is not None:
+                    outcome, durable = await self._attempt(key, pair, held)
             # The slot is free while the record commits: another attempt can start.
-            if reason is not None:
+            if held is None:
+                reason = self.ceiling.reason or "budget stop"
+                self.state.budget_reason = reason
                 await self._not_run(key, pair, reason)
                 self.state.done.add(key)
                 self.progress.advance_done("not_run")
@@ -262,7 +255,6 @@ class Executor:
                 self.progress.advance_done(outcome)
                 return
             self.progress.note_infra()
-            first = False
 
     async def _pair(self, pair: Pair, slots: AttemptSlots, opening: asyncio.Semaphore) -> None:
         """One arm after the other, in the pair's planned order; a slot per attempt."""

@@ -78,9 +78,11 @@ def build_schedule(experiment: Experiment, run_seed: int, case_set: str | None =
     arm leads equally often. ``randomized``: a permutation per pair drawn from a generator
     seeded from (experiment, run seed), recorded here so the order is never re-drawn.
 
-    >>> s = build_schedule(experiment, run_seed=7)   # doctest: +SKIP
-    >>> s.pairs[0].order, s.pairs[1].order           # doctest: +SKIP
-    (['baseline', 'local-stdio', 'remote-http'], ['local-stdio', 'remote-http', 'baseline'])
+    **Usage**::
+
+        s = build_schedule(experiment, run_seed=7)
+        s.pairs[0].order, s.pairs[1].order
+        # (['baseline', 'local-stdio', 'remote-http'], ['local-stdio', 'remote-http', 'baseline'])
     """
     arms = list(experiment.arms)
     rng = _order_rng(experiment.id, run_seed)

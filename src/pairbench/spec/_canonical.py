@@ -17,6 +17,13 @@ keys, leaves the hash unchanged; any change of a value changes it. The model hol
 paths relative to the experiment file, so the hash does not depend on where the
 experiment lives. It covers the experiment file's meaning only: the contents of the
 files it names (protocol, prompts, plans) are hashed separately by the lock.
+
+Secrets: an ``agent.env`` value written ``${env:NAME}`` is hashed as that text, so the
+hash (and the lock) never depends on the value the runner's ``NAME`` holds; changing the
+key does not change the experiment. A literal value listed in ``secrets`` is hashed as any
+value is (it is part of the protocol) but stored nowhere: run.json keeps its name and
+SHA-256 (``store._redact.stored_secret``). ``secrets`` is left out of the canonical form
+when empty, so experiments without it keep their hash.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from pairbench.agents._settings import settings_problems
 from pairbench.spec._canonical import canonical_hash
 from pairbench.spec._explain import _model_problems
 from pairbench.spec._models import MAX_PLANNED_TRIALS, MAX_TRIALS, Experiment
+from pairbench.spec._secrets import secret_problems
 from pairbench.spec._yaml import (
     _GROUPS,
     Found,
@@ -287,7 +288,9 @@ class _Checked(NamedTuple):
 
 
 def _check(
-    path: str | os.PathLike[str], registry: Mapping[str, Collection[str]] | None
+    path: str | os.PathLike[str],
+    registry: Mapping[str, Collection[str]] | None,
+    environ: Mapping[str, str] | None = None,
 ) -> _Checked:
     file = os.fspath(path)
     data, lines, problems = _parse(path)
@@ -306,7 +309,7 @@ def _check(
     root = Path(path).resolve().parent
     semantic = [
         Problem(file, lines.line(format_path(p)), format_path(p), m, f)
-        for p, m, f in _semantic(data, root, registry)
+        for p, m, f in (*_semantic(data, root, registry), *secret_problems(data, environ))
     ]
     everything = [*problems, *model_problems, *semantic]
     if not everything:  # the free-form values (settings, args) must hash, as `run` hashes them
@@ -320,19 +323,23 @@ def _check(
 
 
 def check_experiment(
-    path: str | os.PathLike[str], registry: Mapping[str, Collection[str]] | None = None
+    path: str | os.PathLike[str],
+    registry: Mapping[str, Collection[str]] | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """Every problem in an experiment file, found in one pass, sorted by line.
 
     ``registry`` maps a plugin group (``agents``, ``graders``, ``fixtures``) to its known
     names; ``None`` reads the installed entry points. A group missing from it is not checked.
+    ``environ`` (default ``os.environ``) is where a run would read ``${env:NAME}`` values:
+    one that is unset is a problem (``load_experiment`` does not check it; a run does).
 
     **Usage**:
 
         for problem in check_experiment("experiment.yaml"):
             print(problem)  # experiment.yaml:3: trails: unknown key 'trails'. Fix: ...
     """
-    return _check(path, registry).problems
+    return _check(path, registry, os.environ if environ is None else environ).problems
 
 
 @dataclass(frozen=True)

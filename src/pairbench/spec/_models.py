@@ -25,6 +25,38 @@ def _safe_id(value: str) -> str:
 
 SafeId = Annotated[str, AfterValidator(_safe_id)]
 
+MIN_SECRET_CHARS = 8
+"""The shortest secret value: a shorter one also matches ordinary text (ids, words,
+numbers), and redacting it there would corrupt the stored records while hiding little."""
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_REF = re.compile(r"^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+def env_ref(value: str) -> str | None:
+    """The runner variable an ``agent.env`` value reads (``${env:NAME}``), or None.
+
+    Only a whole value is a reference: its value is read from the runner's environment when
+    an attempt starts, so it is in no stored or hashed file (and the variable is secret).
+
+    >>> env_ref("${env:API_TOKEN}"), env_ref("Bearer ${env:API_TOKEN}")
+    ('API_TOKEN', None)
+    """
+    found = _ENV_REF.match(value)
+    return found.group(1) if found else None
+
+
+def _env_name(value: str) -> str:
+    if not _ENV_NAME.match(value):
+        raise ValueError(
+            f"{value!r} is not an environment variable name: use letters, digits and '_', "
+            "not starting with a digit"
+        )
+    return value
+
+
+EnvName = Annotated[str, AfterValidator(_env_name)]
+
 MAX_TRIALS = 100_000
 """Trials of one task: past this a typo (an extra digit or ten) would plan a run that never
 ends; ``check`` says so instead."""
@@ -127,9 +159,15 @@ class AgentSpec(Frozen):
     settings: dict[str, Any] = Field(default_factory=dict)
     """Adapter settings (model, temperature, command, ...), passed as they are."""
     env: dict[str, str] = Field(default_factory=dict)
-    """Environment variables set for the agent's process (declared, so they are recorded)."""
+    """Environment variables set for the agent's process (declared, so they are recorded).
+    A value written ``${env:NAME}`` is read from the runner's environment at run time and
+    never stored; the variable is then secret (see ``Experiment.secrets``)."""
     env_allow: list[str] = Field(default_factory=list)
     """Names of harness environment variables the agent may inherit, beyond the base allow-list."""
+
+    def env_refs(self) -> dict[str, str]:
+        """Variable -> the runner variable its ``${env:NAME}`` value reads."""
+        return {k: name for k, v in self.env.items() if (name := env_ref(v)) is not None}
 
 
 class Source(Frozen):
@@ -241,6 +279,21 @@ class Experiment(Frozen):
     agent: AgentSpec
     arms: dict[SafeId, Arm]
     tasks: list[Task] = Field(min_length=1)
+    secrets: list[EnvName] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Agent variables (names in an arm's ``agent.env`` or ``agent.env_allow``) whose values
+    are secret: stored as name and SHA-256 in run.json, and replaced by ``[redacted:NAME]``
+    in transcripts, results and work files. A ``${env:NAME}`` value is secret without being
+    listed. Left out of the canonical form when empty, so older experiments keep their hash."""
+
+    def agents(self) -> list[AgentSpec]:
+        """Every agent spec the experiment holds: the experiment's, then each arm's own."""
+        return [self.agent, *(a.agent for a in self.arms.values() if a.agent is not None)]
+
+    def secret_names(self) -> frozenset[str]:
+        """The agent variables whose values are secret: ``secrets`` and every variable
+        whose value is a ``${env:NAME}`` reference, in any arm."""
+        refs = {name for agent in self.agents() for name in agent.env_refs()}
+        return frozenset({*self.secrets, *refs})
 
     def arm_agent(self, arm: str) -> AgentSpec:
         """The agent that runs in ``arm``."""

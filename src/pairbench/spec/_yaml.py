@@ -16,7 +16,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.composer import Composer, MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
-from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.scanner import RoundTripScanner
 
@@ -247,6 +247,28 @@ def _loader() -> YAML:
     return yaml
 
 
+def _bad_scalar_line(root: Node) -> int | None:
+    """The line of the first scalar that its tag's constructor refuses (``!!int abc``):
+    ruamel raises a plain ValueError for it, without a position."""
+    stack = [root]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue  # an alias: the same node again
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            try:
+                _loader().constructor.construct_object(node, deep=True)
+            except (ValueError, KeyError, TypeError):
+                return int(node.start_mark.line) + 1
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, MappingNode):
+            stack.extend(n for pair in reversed(node.value) for n in reversed(pair))
+    return None
+
+
 def _parse(path: str | os.PathLike[str]) -> _Parsed:
     file = os.fspath(path)
     try:
@@ -304,7 +326,8 @@ def _parse(path: str | os.PathLike[str]) -> _Parsed:
         # a table lookup, so ``!!int abc`` or ``!!bool maybe`` escapes as a plain error.
         message = f"invalid YAML: a tagged value cannot be read as its tag says ({exc})"
         fix = "remove the tag (!!int, !!float, !!bool, ...) or correct the value"
-        return _Parsed(None, LineMap({}), [*problems, Problem(file, None, "", message, fix)])
+        at = _bad_scalar_line(node)
+        return _Parsed(None, LineMap({}), [*problems, Problem(file, at, "", message, fix)])
     lines: dict[str, int] = {"": raw.lc.line + 1} if isinstance(raw, CommentedMap) else {}
     return _Parsed(_plain(raw, (), lines), LineMap(lines), problems)
 

@@ -190,7 +190,7 @@ class GroupCommitter:
     def _write_lines(self, lines: list[_Waiting]) -> None:
         """The lines with one write and one fsync; on a disk error, each line's waiter fails."""
         try:
-            self._journal.write_lines(b"".join(w.line for w in lines))
+            self._journal.write_lines([w.line for w in lines])
             self.batches += 1
         except OSError as exc:
             for waiting in lines:

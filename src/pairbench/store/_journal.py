@@ -1,13 +1,24 @@
-"""The append-only journal: one fsynced JSON line per event; a torn last line is dropped."""
+"""The append-only journal: one fsynced JSON line per event; a torn last line is dropped.
+
+The journal is a hash chain. Every line starts with ``"prev"``, the SHA-256 of the line
+before it (of its bytes, newline included); the first line's ``prev`` is the SHA-256 of
+``run.json``. So the last line's hash (the *head*) pins run.json and every line: a report,
+a summary or ``trials.npz`` that records the head it was built from names exactly which
+record it counted, and ``pairbench verify`` finds an edited, inserted or deleted line by
+the first link that does not hold.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from datetime import UTC, datetime
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pairbench._clock import now_iso
 from pairbench._errors import RunDirError
 
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -19,6 +30,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "transcript": (str, type(None)),
     "transcript_sha256": (str, type(None)),
     "row": (dict, type(None)),
+    "prev": (str,),
 }
 """The type of each field that resume, verify and the trial table read from an event."""
 
@@ -48,6 +60,57 @@ def _event_problem(event: Any) -> str | None:
     return None
 
 
+_PREV = re.compile(rb'^\{"prev": "([0-9a-f]{64})", ')
+"""A chained line's start: the hash of the line before it, spliced in front of the event."""
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def chain(head: str, bodies: list[bytes]) -> tuple[bytes, str]:
+    """``bodies`` (lines from :meth:`Journal.encode`) linked after ``head``: (bytes, new head).
+
+    The link is spliced in front of each encoded event rather than re-encoding it: one hash
+    per line is all the chain costs on the hot path.
+    """
+    out = []
+    for body in bodies:
+        line = b'{"prev": "' + head.encode("ascii") + b'", ' + body[1:]
+        head = sha256_hex(line)
+        out.append(line)
+    return b"".join(out), head
+
+
+def last_line(path: Path) -> bytes | None:
+    """The journal's last complete line (newline included), or None when it has none.
+
+    Read from the end, so finding a run's head does not read a million-line journal.
+    """
+    with path.open("rb") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        data = b""
+        pos = end
+        while pos > 0:
+            step = min(pos, 65536)
+            pos -= step
+            handle.seek(pos)
+            data = handle.read(step) + data
+            cut = data.rfind(b"\n")  # drop a torn tail: readers do not count it
+            if cut < 0:
+                continue
+            start = data.rfind(b"\n", 0, cut)
+            if start >= 0 or pos == 0:
+                return data[start + 1 : cut + 1]
+        return None
+
+
+def journal_head(path: Path, genesis: str) -> str:
+    """The hash of the journal's last complete line; ``genesis`` for an empty journal."""
+    line = last_line(path) if path.exists() else None
+    return genesis if line is None else sha256_hex(line)
+
+
 class Journal:
     """``journal.jsonl``: attempt started / finished with hashes, run started / stopped.
 
@@ -59,9 +122,13 @@ class Journal:
         Journal.read(run_dir / "journal.jsonl")   # -> list of dicts, torn tail dropped
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, genesis: str | None = None) -> None:
+        """``genesis``: the SHA-256 of the run's run.json, the first line's link (an
+        empty string's hash when not given: a journal of no run, as in unit tests)."""
         self.path = path
         self._repair_tail()
+        self.head = journal_head(path, genesis or sha256_hex(b""))
+        """The hash of the last line written: the next line's ``prev``."""
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def _repair_tail(self) -> None:
@@ -79,16 +146,18 @@ class Journal:
 
     @staticmethod
     def encode(event: str, **fields: Any) -> bytes:
-        """One event as its journal line (stamped now), for :meth:`write_lines`."""
-        record = {"event": event, "at": datetime.now(UTC).isoformat(), **fields}
+        """One event as its journal line, stamped now and not yet linked (:meth:`write_lines`
+        links it: the chain's order is the order lines reach the file)."""
+        record = {"event": event, "at": now_iso(), **fields}
         return (json.dumps(record, sort_keys=True, default=str) + "\n").encode("utf-8")
 
     def append(self, event: str, **fields: Any) -> None:
         """Write one event line and fsync it before returning."""
-        self.write_lines(self.encode(event, **fields))
+        self.write_lines([self.encode(event, **fields)])
 
-    def write_lines(self, data: bytes) -> None:
-        """Append whole encoded lines and fsync them before returning (one fsync for all).
+    def write_lines(self, bodies: list[bytes]) -> None:
+        """Link encoded lines onto the chain, append them and fsync before returning (one
+        fsync for all).
 
         The group committer (``_commit.py``) writes a batch of lines this way; a crash in
         the middle leaves whole lines and at most one torn last line, which readers drop.
@@ -96,6 +165,7 @@ class Journal:
         it was before raising: the process may go on appending (recording interrupted
         attempts), and a torn fragment in the middle would make the journal unreadable.
         """
+        data, head = chain(self.head, bodies)
         start = os.lseek(self._fd, 0, os.SEEK_END)
         view = memoryview(data)
         try:
@@ -107,6 +177,7 @@ class Journal:
         except BaseException:
             os.ftruncate(self._fd, start)
             raise
+        self.head = head
 
     def close(self) -> None:
         os.close(self._fd)
@@ -144,3 +215,68 @@ class Journal:
                 raise RunDirError(f"{path}:{index + 1}: {problem}. {_FIX}")
             events.append(event)
         return events
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    """What :func:`check_chain` found: where the chain breaks, and the head it reached."""
+
+    chained: bool
+    """False: the journal was written before chaining (its first line carries no link)."""
+    problems: tuple[tuple[int, str], ...]
+    """(line number, what is wrong), for each link that does not hold."""
+    head: str
+    """The hash of the last complete line (the genesis for an empty journal)."""
+
+
+def check_chain(path: Path, genesis: str) -> ChainCheck:
+    """Follow the chain from ``genesis`` (run.json's SHA-256) through every complete line.
+
+    An edited line breaks the link of the line after it; a removed or inserted line breaks
+    the link where it was; a changed run.json breaks line 1's link.
+    """
+    try:
+        data = path.read_bytes() if path.exists() else b""
+    except OSError as exc:  # a folder where the journal should be, or unreadable
+        raise RunDirError(
+            f"{path}: cannot read the journal ({exc.strerror or exc}). Fix: restore it from a "
+            "backup; it is the run's record"
+        ) from None
+    lines = data.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(b"\n"):
+        lines.pop()  # the torn tail of a crash: not part of the record
+    problems: list[tuple[int, str]] = []
+    expected = genesis
+    for number, line in enumerate(lines, start=1):
+        match = _PREV.match(line)
+        if match is None:
+            if number == 1:
+                return ChainCheck(False, (), sha256_hex(lines[-1]))
+            problems.append(
+                (
+                    number,
+                    "carries no link to the line before it: it was inserted "
+                    "or rewritten after the run wrote it",
+                )
+            )
+        elif match.group(1).decode("ascii") != expected:
+            if number == 1:
+                problems.append(
+                    (
+                        1,
+                        f"links to a run.json with SHA-256 {match.group(1).decode()}, "
+                        f"but run.json's is {genesis}: run.json was changed after the "
+                        "run started",
+                    )
+                )
+            else:
+                problems.append(
+                    (
+                        number,
+                        f"does not link to line {number - 1}: line "
+                        f"{number - 1} was changed, or lines were removed or inserted "
+                        "between them",
+                    )
+                )
+        expected = sha256_hex(line)
+    return ChainCheck(True, tuple(problems), expected)

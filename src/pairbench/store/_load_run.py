@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pairbench._errors import RunDirError
 from pairbench.schedule._plan import Schedule
 from pairbench.store._journal import Journal, json_kind
-from pairbench.store._records import TrialResult
+from pairbench.store._records import TrialResult, first_error
 from pairbench.store._run_dir import RunDir
 
 _RESTORE = (
@@ -95,16 +97,6 @@ class _RunInfo(_Shape):
     agent_simulated: bool | None = None
 
 
-def _first_error(exc: ValidationError) -> str:
-    """pydantic's first error as ``where: what`` on one line (no private model names)."""
-    err = exc.errors(include_url=False)[0]
-    what = str(err["msg"]).removeprefix("Input ")
-    if err["type"] in ("model_type", "dict_type"):
-        what = "should be an object"
-    where = ".".join(str(part) for part in err["loc"])
-    return f"{where}: {what}" if where else what
-
-
 def read_run_info(run_dir: RunDir) -> dict[str, Any]:
     """``run.json``, checked to have the shape its readers rely on.
 
@@ -133,9 +125,50 @@ def read_run_info(run_dir: RunDir) -> dict[str, Any]:
         _RunInfo.model_validate(info)
     except ValidationError as exc:
         raise RunDirError(
-            f"{run_dir.run_json}: not a pairbench run.json ({_first_error(exc)}). Fix: {_RESTORE}"
+            f"{run_dir.run_json}: not a pairbench run.json ({first_error(exc)}). Fix: {_RESTORE}"
         ) from None
-    return info
+    return _with_run_events(run_dir, info)
+
+
+_RUN_EVENT = re.compile(rb'^.*"event": "run_(?:started|resumed|ended)".*$', re.MULTILINE)
+"""A run-level line; found by pattern, so a million attempt lines are not parsed for it."""
+
+
+def _with_run_events(run_dir: RunDir, info: dict[str, Any]) -> dict[str, Any]:
+    """run.json with what changes after it is written, from the journal's run events.
+
+    run.json is written once, before the first attempt; the run's status, end time,
+    invocations and executor are journal events (``run_started``, ``run_resumed``,
+    ``run_ended``). Runs written before that kept them in run.json: its values are the
+    starting point, and any run events after them win.
+    """
+    try:
+        data = run_dir.journal_path.read_bytes()
+    except OSError:
+        return info  # no journal, or unreadable: the journal's own reader names the problem
+    out = dict(info)
+    invocations = list(out.get("invocations") or [])
+    for match in _RUN_EVENT.finditer(data):
+        try:
+            event = json.loads(match.group(0))
+        except ValueError:
+            continue  # a torn tail, or damage the journal's reader reports
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("event")
+        if kind == "run_ended":
+            out["status"], out["ended_at"] = str(event.get("status")), event.get("at")
+            continue
+        out["status"], out["ended_at"] = "running", None
+        executor = event.get("executor")
+        if isinstance(executor, dict):
+            out["executor"] = executor
+            command = event.get("command", kind)
+            invocations.append(
+                {"command": command, "at": event.get("at"), "executor": executor.get("name")}
+            )
+    out["invocations"] = invocations
+    return out
 
 
 def _schedule(run_dir: RunDir, info: dict[str, Any]) -> Schedule | None:
@@ -147,7 +180,7 @@ def _schedule(run_dir: RunDir, info: dict[str, Any]) -> Schedule | None:
     except ValidationError as exc:
         raise RunDirError(
             f"{run_dir.run_json}: the schedule is not a pairbench schedule "
-            f"(schedule.{_first_error(exc)}). Fix: {_RESTORE}"
+            f"(schedule.{first_error(exc)}). Fix: {_RESTORE}"
         ) from None
 
 
@@ -163,7 +196,7 @@ def _records(run_dir: RunDir, folder: str) -> list[TrialResult]:
         try:
             out.append(TrialResult.model_validate_json(file.read_bytes()))
         except ValidationError as exc:
-            reason = _first_error(exc)
+            reason = first_error(exc)
         except OSError as exc:  # a record path that is a folder, or unreadable
             reason = exc.strerror or str(exc)
         else:

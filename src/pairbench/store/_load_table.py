@@ -59,28 +59,30 @@ def _bad_row(run_dir: RunDir) -> str:
 
 
 def _journal_mark(run_dir: RunDir) -> dict[str, Any]:
-    """What the cache was built from: the journal's size and a hash of its last 4 KiB (a
-    size alone could match again after a torn tail was cut and other lines appended)."""
+    """What the cache was built from: the journal's head (the hash of its last line) and
+    the hash of the whole file. The head alone pins every line only once the chain is
+    checked (``verify``); hashing the file costs a fraction of parsing it, which is what
+    the cache saves, and refuses a cache built before any line was edited."""
     path = run_dir.journal_path
-    if not path.exists():
-        return {"journal_bytes": 0, "journal_tail_sha256": None}
+    digest = hashlib.sha256()
     try:
         with path.open("rb") as handle:
-            size = handle.seek(0, 2)
-            handle.seek(max(0, size - 4096))
-            tail = hashlib.sha256(handle.read()).hexdigest()
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except FileNotFoundError:
+        pass
     except OSError as exc:  # a folder where the journal should be, or unreadable
         raise RunDirError(
             f"{path}: cannot read the journal ({exc.strerror or exc}). Fix: restore it from a "
             "backup; it is the run's record"
         ) from None
-    return {"journal_bytes": size, "journal_tail_sha256": tail}
+    return {"journal_head": run_dir.journal_head(), "journal_sha256": digest.hexdigest()}
 
 
-def _stored_table(run_dir: RunDir) -> tuple[TrialTable, str]:
+def _stored_table(run_dir: RunDir, use_cache: bool = True) -> tuple[TrialTable, str]:
     cache = run_dir.path / TABLE_FILE
     mark = _journal_mark(run_dir)
-    if cache.is_file():
+    if use_cache and cache.is_file():
         try:
             with np.load(cache, allow_pickle=False) as data:
                 table, meta = TrialTable.from_npz(data)
@@ -101,8 +103,9 @@ def _stored_table(run_dir: RunDir) -> tuple[TrialTable, str]:
         kept = [*_records(run_dir, "infra"), *_records(run_dir, "interrupted")]
         table = TrialTable.from_results(_records(run_dir, "results"), kept)
         source = "result files"
-    with contextlib.suppress(OSError):  # a read-only run still reports, just uncached
-        write_atomic(cache, table.to_bytes(mark))
+    if use_cache:
+        with contextlib.suppress(OSError):  # a read-only run still reports, just uncached
+            write_atomic(cache, table.to_bytes(mark))
     return table, source
 
 
@@ -163,15 +166,16 @@ def _not_run_rows(
     return rows
 
 
-def load_table(path: Path) -> RunTable:
+def load_table(path: Path, *, use_cache: bool = True) -> RunTable:
     """Read ``run.json`` and the run's records as a :class:`TrialTable`.
 
     Uses ``trials.npz`` when it was built from the journal as it is now; otherwise builds
     it from the journal's rows (or, for runs that predate them, from the result files)
     and writes it. Planned trials with no final result are added as ``not_run`` rows
-    (not written). The report reads runs this way.
+    (not written). The report reads runs this way. ``use_cache=False`` neither reads nor
+    writes ``trials.npz`` (``verify`` rebuilds from the record itself).
     """
     run_dir = RunDir.open(path)
     info = read_run_info(run_dir)
-    table, source = _stored_table(run_dir)
+    table, source = _stored_table(run_dir, use_cache)
     return RunTable(run_dir=run_dir, info=info, table=_not_run(run_dir, info, table), source=source)

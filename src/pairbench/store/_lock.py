@@ -24,9 +24,9 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
+from pairbench._clock import now_iso
 from pairbench._errors import RunInUse
 
 LOCK_NAME = ".lock"
@@ -111,7 +111,7 @@ def _acquire(run_path: Path, command: str) -> tuple[int, int]:
             if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
                 raise
             raise _Busy from None
-        record = {"pid": os.getpid(), "command": command, "since": datetime.now(UTC).isoformat()}
+        record = {"pid": os.getpid(), "command": command, "since": now_iso()}
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(record) + "\n").encode("utf-8"), 0)
     except BaseException:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from pairbench._model import Frozen
 
@@ -231,6 +231,10 @@ class Security(Frozen):
     secret_in_output: bool = False
     secret_locations: list[str] = Field(default_factory=list)
     """Where a canary was found: final_answer, narration, tool_call_arguments, fixture_writes."""
+    secret_names: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Which secrets were found, by variable name (``PAIRBENCH_CANARY``, a declared secret,
+    an ``env_allow`` variable), never by value. Judged before the attempt's files were
+    redacted, so it is the stored verdict a report reads (left out when empty)."""
 
 
 class Seeding(Frozen):
@@ -284,3 +288,13 @@ class TrialResult(Frozen):
     models_seen: list[str] = Field(default_factory=list)
     """Distinct model ids the agent's model requests reported, in first-seen order (from
     ``AgentOutput.models``); empty when none was reported or the agent has no model."""
+
+
+def first_error(exc: ValidationError) -> str:
+    """pydantic's first error as ``where: what`` on one line (no private model names)."""
+    err = exc.errors(include_url=False)[0]
+    what = str(err["msg"]).removeprefix("Input ")
+    if err["type"] in ("model_type", "dict_type"):
+        what = "should be an object"
+    where = ".".join(str(part) for part in err["loc"])
+    return f"{where}: {what}" if where else what

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -13,13 +14,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from pairbench._errors import RunDirError
 from pairbench.schedule._plan import TrialKey
 from pairbench.store._atomic import fsync_dir, write_atomic
 from pairbench.store._commit import PutFile
-from pairbench.store._journal import Journal
+from pairbench.store._journal import Journal, journal_head
 from pairbench.store._lock import process_alive, try_writer_lock, writer_lock
-from pairbench.store._records import TrialResult
+from pairbench.store._records import TrialResult, first_error
 
 _STAGING = re.compile(r"^\.(?P<run_id>.+)\.tmp-(?P<pid>\d+)$")
 """``.<run-id>.tmp-<pid>``: a new run folder before it is renamed to ``<run-id>``."""
@@ -182,11 +185,9 @@ class RunDir:
     # -- run.json ------------------------------------------------------------------------
     @staticmethod
     def encode_run_json(data: dict[str, Any]) -> bytes:
-        """run.json's bytes, as :meth:`write_run_json` writes them."""
+        """run.json's bytes, for :meth:`create_locked`: run.json is written once, with the
+        folder, and never rewritten (what changes later is a journal event)."""
         return (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8")
-
-    def write_run_json(self, data: dict[str, Any]) -> None:
-        write_atomic(self.run_json, self.encode_run_json(data))
 
     def read_run_json(self) -> dict[str, Any]:
         try:
@@ -222,8 +223,13 @@ class RunDir:
         for file in sorted(root.rglob("*.json")):
             try:
                 out.append(TrialResult.model_validate_json(file.read_bytes()))
-            except ValueError as exc:
-                raise RunDirError(f"{file}: not a valid pairbench result ({exc})") from exc
+            except ValidationError as exc:  # one line: the first problem, not pydantic's list
+                raise RunDirError(
+                    f"{file}: not a valid pairbench result ({first_error(exc)}). Fix: restore "
+                    "it from a backup (the journal holds its SHA-256: `pairbench verify` checks it)"
+                ) from None
+            except OSError as exc:
+                raise RunDirError(f"{file}: cannot read it ({exc.strerror or exc})") from None
         return out
 
     def results(self) -> list[TrialResult]:
@@ -235,8 +241,25 @@ class RunDir:
     def interrupted_attempts(self) -> list[TrialResult]:
         return self._load_all("interrupted")
 
+    def genesis(self) -> str:
+        """run.json's SHA-256: the journal's first link (see ``_journal.py``)."""
+        try:
+            return hashlib.sha256(self.run_json.read_bytes()).hexdigest()
+        except OSError as exc:
+            raise RunDirError(f"{self.run_json}: cannot read run.json ({exc})") from exc
+
     def journal(self) -> Journal:
-        return Journal(self.journal_path)
+        return Journal(self.journal_path, self.genesis())
+
+    def journal_head(self) -> str:
+        """The hash of the journal's last line: what a report or a table was built from."""
+        try:
+            return journal_head(self.journal_path, self.genesis())
+        except OSError as exc:  # a folder where the journal should be, or unreadable
+            raise RunDirError(
+                f"{self.journal_path}: cannot read the journal ({exc.strerror or exc}). Fix: "
+                "restore it from a backup; it is the run's record"
+            ) from None
 
     def journal_events(self) -> list[dict[str, Any]]:
         return Journal.read(self.journal_path)

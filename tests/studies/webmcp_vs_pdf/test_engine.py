@@ -89,7 +89,7 @@ def test_egger_variants_match_metafor_pins_and_are_labelled() -> None:
     assert mixed.z_or_t == pytest.approx(2.52612403548396, abs=1e-6)
     assert mixed.p == pytest.approx(0.0115328755252999, abs=1e-6)
     with pytest.raises(ValueError, match="variant"):
-        egger_test(yi, vi, "peters")  # type: ignore[arg-type, unused-ignore]
+        egger_test(yi, vi, "peters")  # type: ignore[arg-type]
 
 
 def test_homogeneous_data_gives_tau2_zero_and_fixed_effect_answer() -> None:

@@ -142,10 +142,10 @@ def test_seeded_synthetic_datasets_agree(metafor: dict[str, list[float]], tmp_pa
     )
     results = {int(line.split()[0]): line.split()[1:] for line in done.stdout.splitlines()}
     assert sorted(results) == sorted(sets)
-    for g, (yi, vi) in sets.items():
-        fit = fit_random_effects(yi, vi)
+    for g, (ys, vs) in sets.items():
+        fit = fit_random_effects(ys, vs)
         ours = [fit.estimate, fit.ci_lower, fit.ci_upper, fit.p, fit.tau2, fit.I2]
-        ours.append(egger_test(yi, vi).p)
+        ours.append(egger_test(ys, vs).p)
         for mine, theirs in zip(ours, results[g], strict=True):
             assert mine == pytest.approx(float(theirs), abs=1e-6, rel=0), (g, ours, results[g])
     assert fit_random_effects(*sets[0]).tau2 == 0.0

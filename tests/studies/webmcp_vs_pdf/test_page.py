@@ -13,6 +13,7 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
@@ -83,9 +84,12 @@ def test_the_page_registers_its_tools_as_the_draft_defines(
                 assert tool["description"]
                 annotations = tool.get("annotations") or {}
                 assert annotations.get("readOnly") or annotations.get("readOnlyHint")
-            exclude = tools["fit_random_effects"]["inputSchema"]["properties"]["exclude"]
+            fit_schema = tools["fit_random_effects"]["inputSchema"]
+            egger_schema = tools["egger_test"]["inputSchema"]
+            assert fit_schema is not None and egger_schema is not None
+            exclude = fit_schema["properties"]["exclude"]
             assert exclude["type"] == "array" and exclude["items"]["type"] == "string"
-            variant = tools["egger_test"]["inputSchema"]["properties"]["variant"]
+            variant = egger_schema["properties"]["variant"]
             assert variant["enum"] == ["classic", "rma"] and variant["default"] == "classic"
             # The page itself: registered through document.modelContext, no navigator API.
             titles = await page.evaluate(
@@ -110,7 +114,7 @@ def test_tool_results_through_chromium_equal_the_engine(
         async with WebMcpSurface({"page": _page_spec()}, {"page": url}, tr) as surface:
             assert {t.name for t in surface.tools["page"]} == set(TOOL_NAMES)
             for exclude in ((), ("s04",)):
-                args = {"exclude": list(exclude)} if exclude else {}
+                args: dict[str, Any] = {"exclude": list(exclude)} if exclude else {}
                 out = await surface.call("page", "fit_random_effects", args)
                 assert not out.is_error and json.loads(out.text) == out.structured
                 expected = asdict(fit_dataset(exclude))

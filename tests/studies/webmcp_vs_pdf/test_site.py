@@ -52,9 +52,8 @@ ANSWERS = [
 
 
 def _store_run(runs_dir: Path, run_id: str, outcomes: dict[str, list[str]]) -> None:
-    run = RunDir.create(runs_dir, run_id)
     info = {"run_id": run_id, "experiment": {"id": "webmcp-vs-pdf"}, "status": "complete"}
-    run.write_run_json(info)
+    run = RunDir.create(runs_dir, run_id, {"run.json": RunDir.encode_run_json(info)})
     for arm, per_trial in outcomes.items():
         for trial, outcome in enumerate(per_trial):
             result = TrialResult(
@@ -62,7 +61,7 @@ def _store_run(runs_dir: Path, run_id: str, outcomes: dict[str, list[str]]) -> N
                 trial=trial, seed=1, model_seed=1, attempt=1, start_order=0,
                 outcome=outcome, agent="scripted", final_answer=f"{XSS_IMG} {XSS_SCRIPT}",
                 reason=f"reason {XSS_IMG}",
-            )  # type: ignore[arg-type]  # fmt: skip
+            )  # fmt: skip
             run.write_result(TrialKey(arm=arm, task="common-prompt", trial=trial), result)
 
 

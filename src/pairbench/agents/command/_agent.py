@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from pairbench._process import die_with_parent, resolve_argv, stop_process
+from pairbench._process import resolve_argv, spawn, stop_process
 from pairbench._template import render
 from pairbench.agents._cli import place_attachments
 from pairbench.agents._protocol import AgentContext, AgentOutput
@@ -82,15 +82,13 @@ class CommandAgent:
             env["PAIRBENCH_MCP_CONFIG"] = str(config_file)
         ctx.transcript.emit("agent_start", agent="command", arm=ctx.arm, argv=argv)
         send_prompt = self.settings.stdin == "prompt"
-        proc = await asyncio.create_subprocess_exec(
+        proc = await spawn(
             *argv,
             stdin=asyncio.subprocess.PIPE if send_prompt else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=env,
             cwd=ctx.workdir,
-            start_new_session=True,
-            preexec_fn=die_with_parent,
         )
         try:
             return await self._communicate(proc, ctx, prompt if send_prompt else None)

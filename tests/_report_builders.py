@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,30 @@ ARMS = ["baseline", "local-stdio", "remote-http"]
 TASKS = [("read-title", 1), ("list-labels", 1), ("close-issue", 2)]
 TRIALS = 4
 XSS = "<script>alert(1)</script>"
+
+RunScenario = tuple[dict[str, Any], list[TrialResult], list[TrialResult]]
+"""What the ``scenario`` fixture gives: (run.json, results, infra attempts)."""
+MakeResult = Callable[..., TrialResult]
+"""What the ``make`` fixture gives: ``make_result``."""
+Render = Callable[[Mapping[str, Any]], str]
+"""``render_markdown`` or ``render_html``, for tests parametrized over both."""
+
+
+def metrics_of(r: TrialResult) -> Metrics:
+    """``r.metrics``, which every builder sets unless asked for ``metrics=False``."""
+    assert r.metrics is not None, f"{r.arm}/{r.task}/{r.trial} has no metrics"
+    return r.metrics
+
+
+def value_of(m: Metric) -> float:
+    """The number of a metric that must have one (a missing one fails the test)."""
+    assert m.value is not None, f"missing: {m.reason}"
+    return m.value
+
+
+def wall_ms(r: TrialResult) -> float:
+    """The trial's recorded wall time."""
+    return value_of(metrics_of(r).wall_ms)
 
 
 def make_result(
@@ -92,10 +117,10 @@ def make_result(
         model_seed=7,
         attempt=attempt,
         start_order=start_order,
-        outcome=outcome,  # type: ignore[arg-type]
+        outcome=outcome,
         reason=reason,
         agent="scripted",
-        grade=Grade(outcome=outcome, reason=reason) if graded else None,  # type: ignore[arg-type]
+        grade=Grade(outcome=outcome, reason=reason) if graded else None,
         metrics=m,
         validity=None if valid is None else Validity(valid=valid),
         security=Security(prompt_injection_compliance=injection, secret_in_output=secret),

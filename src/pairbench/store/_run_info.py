@@ -1,0 +1,117 @@
+"""``run.json``: the run's plan and identities, as one typed record written once.
+
+The runner builds a :class:`RunInfo` before the first attempt and writes it with the run
+folder (``RunDir.create_locked``); it is never rewritten. What changes later — the status,
+the end time, each invocation and its executor — is a journal event, folded in by
+``read_run_info``. The journal's first line links to run.json's SHA-256, so an edit to it
+is named by ``pairbench verify``.
+
+Runs written by earlier versions (``pairbench.run/1``) kept ``status``, ``ended_at`` and
+``invocations`` here and may lack later fields; readers accept them (``read_run_info``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from pairbench._model import Frozen
+from pairbench.schedule._plan import Schedule
+
+RUN_SCHEMA = "pairbench.run/2"
+"""run.json's schema id: /2 is written once (no status, end time or invocations)."""
+
+
+class ExperimentRef(Frozen):
+    """Which experiment ran: its id, version and description, as declared."""
+
+    id: str
+    version: str
+    description: str | None = None
+
+
+class TaskRef(Frozen):
+    """A task the run may schedule."""
+
+    id: str
+    labels: dict[str, Any] = Field(default_factory=dict)
+    """The task's labels (tier, ...), as reports group by them."""
+    case_set: str | None = None
+    """``calibration`` or ``held-out``."""
+
+
+class ExecutorRef(Frozen):
+    """Where attempts ran at the start: ``local`` or ``ray`` (and its address)."""
+
+    name: str
+    address: str | None = None
+
+
+class Policies(Frozen):
+    """The experiment's budget and infra policies, as they were when the run started."""
+
+    budget: dict[str, Any]
+    infra: dict[str, Any]
+
+
+class RunInfo(Frozen):
+    """Everything ``run.json`` holds (see the module docstring)."""
+
+    schema_id: str = RUN_SCHEMA
+    """``pairbench.run/2``."""
+    run_id: str
+    """The run's ID: experiment, UTC start time and 6 random hex digits."""
+    experiment: ExperimentRef
+    experiment_file: str
+    """The experiment file's path as given (resume reloads it and compares hashes)."""
+    canonical_hash: str
+    """SHA-256 of the experiment's canonical form: resume refuses a changed experiment."""
+    experiment_model: dict[str, Any]
+    """The whole experiment as loaded (declared secrets kept as name and SHA-256)."""
+    arms: list[str]
+    """Arms in declared order."""
+    comparisons: list[list[str]]
+    """Declared ``[a, b]`` comparisons."""
+    tasks: list[TaskRef]
+    """The tasks of the run's case set, in declared order."""
+    agents: dict[str, dict[str, Any]]
+    """Per arm, its agent (adapter and settings; declared secrets as name and SHA-256)."""
+    agent_simulated: bool
+    """Whether any arm's adapter is simulated: every report of the run says so."""
+    run_seed: int
+    """The seed every trial's seeds derive from."""
+    order_policy: str
+    """How each pair's arm order was chosen (``alternate``, ``random``, ...)."""
+    concurrency: int = Field(ge=1)
+    """Attempts in flight at most; resume uses it too."""
+    schedule: Schedule
+    """Every planned pair: task, trial, seeds and arm order."""
+    planned_trials: int = Field(ge=0)
+    """Trials the schedule plans (one final result each)."""
+    policies: Policies
+    canary_env: str
+    """The variable that carries the run's canary into each agent's environment."""
+    identities: dict[str, Any]
+    """pairbench, Python, platform, packages, sources and each arm's identity (tool
+    discovery, pinned env, agent version): what ``compare`` checks."""
+    started_at: str
+    """When run.json was written (UTC, ISO 8601)."""
+    executor: ExecutorRef
+    case_set: str | None = None
+    """``calibration``, ``held-out``, or None for every task."""
+    campaign: int | None = None
+    """The held-out campaign under this lock (None for calibration runs)."""
+    lock_sha256: str
+    """SHA-256 of the run's ``lock.json`` (the experiment's lock as it was at the start)."""
+    lock_verified: bool
+    """Whether the experiment matched its ``experiment.lock.json`` at the start."""
+    accepted_harness_change: dict[str, Any] | None = None
+    """``{expected, found}`` when started with ``--accept-harness-change``."""
+
+    def encode(self) -> bytes:
+        """run.json's bytes: sorted keys, two-space indent, one trailing newline."""
+        import json
+
+        data = self.model_dump(mode="json")
+        return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")

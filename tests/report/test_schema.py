@@ -1,0 +1,128 @@
+"""The summary's models (``_schema``) and the schema reference generated from them."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from _report_builders import RunScenario, make_planted, make_planted_run
+from pairbench.report import SCHEMA_ID, _sections, build_summary
+from pairbench.report._frame import Frame
+from pairbench.report._schema import Summary
+from pairbench.report._schema_doc import TARGET, _walk, schema_reference
+from pairbench.report._write import summary_json
+
+MODELS = list(_walk(Summary))
+"""Every model of the summary, from the top down."""
+
+
+def _reviewed_planted() -> dict[str, Any]:
+    """A run that reaches every model: censored timeouts, clustered tasks, a review note."""
+    note = {"arm": "control", "task": "task-0", "trial": 0, "verdict": "ok", "reviewer": "r"}
+    run = make_planted_run(manual_review=[note], journal_head="ab" * 32)
+    return build_summary(run, make_planted(timeout_arm="control"), [])
+
+
+def _instances(value: object, out: set[type[BaseModel]]) -> set[type[BaseModel]]:
+    if isinstance(value, BaseModel):
+        out.add(type(value))
+        for name in type(value).model_fields:
+            _instances(getattr(value, name), out)
+    elif isinstance(value, list):
+        for v in value:
+            _instances(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _instances(v, out)
+    return out
+
+
+def test_committed_schema_reference_is_current() -> None:
+    # Fix: make docs (python -m pairbench.report._schema_doc) and commit the result.
+    assert TARGET.read_text(encoding="utf-8") == schema_reference()
+    assert Path(__file__).parents[2] / "src/pairbench/report/SUMMARY_SCHEMA.md" == TARGET
+
+
+def test_every_model_and_field_is_documented() -> None:
+    for model in MODELS:
+        assert (model.__doc__ or "").strip(), model.__name__
+        for name, field in model.model_fields.items():
+            assert (field.description or "").strip(), f"{model.__name__}.{name}"
+            assert f"| `{name}` |" in schema_reference()
+
+
+def test_every_field_is_required() -> None:
+    # A summary that validates then has every documented key: none may fall to a default.
+    missing = [
+        f"{m.__name__}.{name}"
+        for m in MODELS
+        for name, field in m.model_fields.items()
+        if not field.is_required()
+    ]
+    assert missing == []
+
+
+def test_real_summaries_reach_every_model(scenario: RunScenario) -> None:
+    seen: set[type[BaseModel]] = set()
+    for summary in (build_summary(*scenario), _reviewed_planted()):
+        _instances(Summary.model_validate(summary, strict=True), seen)
+    assert {m.__name__ for m in MODELS} - {m.__name__ for m in seen} == set()
+
+
+def test_summary_json_reads_back_through_the_model(scenario: RunScenario) -> None:
+    for summary in (build_summary(*scenario), _reviewed_planted()):
+        text = summary_json(summary)
+        again = Summary.model_validate_json(text).model_dump(mode="json")
+        assert summary_json(again) == text  # the same bytes, keys in the same order
+
+
+def test_schema_id_is_the_models_literal() -> None:
+    assert get_args(Summary.model_fields["schema_id"].annotation) == (SCHEMA_ID,)
+    assert schema_reference().startswith(f"# `summary.json` — schema `{SCHEMA_ID}`")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [(), ("arms", 0), ("pairs", 0, "metrics", "wall_ms", "median_paired_difference")],
+)
+def test_a_key_without_a_field_fails(scenario: RunScenario, path: tuple[str | int, ...]) -> None:
+    summary = copy.deepcopy(build_summary(*scenario))
+    part: Any = summary
+    for step in path:
+        part = part[step]
+    part["undocumented"] = 1
+    with pytest.raises(ValidationError, match="undocumented"):
+        Summary.model_validate(summary)
+
+
+def test_a_value_of_the_wrong_type_fails(scenario: RunScenario) -> None:
+    summary = copy.deepcopy(build_summary(*scenario))
+    summary["arms"][0]["success"] = 0.7  # a proportion is an object, not its estimate
+    with pytest.raises(ValidationError, match="success"):
+        Summary.model_validate(summary)
+
+
+def test_run_json_values_its_reader_accepts_are_typed_not_refused(
+    scenario: RunScenario,
+) -> None:
+    # read_run_info checks run.json as leniently as summarize validates, to the same types.
+    run, results, infra = scenario
+    s = build_summary(run | {"campaign": "3", "lock_verified": 1}, results, infra)
+    assert (s["run"]["campaign"], s["run"]["lock_verified"]) == (3, True)
+
+
+def test_summarize_refuses_a_section_the_model_does_not_know(
+    scenario: RunScenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    security = _sections.security
+
+    def with_extra(frame: Frame) -> list[dict[str, Any]]:
+        return [row | {"new_probe": 0} for row in security(frame)]
+
+    monkeypatch.setattr(_sections, "security", with_extra)
+    with pytest.raises(ValidationError, match="new_probe"):
+        build_summary(*scenario)

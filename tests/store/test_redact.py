@@ -1,0 +1,107 @@
+"""The redactor: every spelling of a secret value out of text, data, lines and files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pairbench.store._redact import Redactor, stored_env, stored_secret
+
+TOKEN = "tok-0123456789abcdef"
+
+
+def test_a_value_is_replaced_by_its_name() -> None:
+    r = Redactor({"API_TOKEN": TOKEN})
+    assert r.redact(f"key={TOKEN}; again {TOKEN}") == (
+        "key=[redacted:API_TOKEN]; again [redacted:API_TOKEN]"
+    )
+    assert r.found(f"x{TOKEN}x") and not r.found("tok-0123")
+
+
+def test_the_longest_value_wins_where_one_contains_another() -> None:
+    r = Redactor({"SHORT": "abcdefgh", "LONG": "abcdefgh-and-more"})
+    assert r.redact("abcdefgh-and-more abcdefgh") == "[redacted:LONG] [redacted:SHORT]"
+
+
+def test_json_escaped_spellings_are_redacted() -> None:
+    value = 'pa"ss\\wörd-123'
+    r = Redactor({"PW": value})
+    once = json.dumps({"v": value})  # ensure_ascii: the quote, backslash and ö escaped
+    assert value not in r.redact(once) and "[redacted:PW]" in r.redact(once)
+    raw = json.dumps({"v": value}, ensure_ascii=False)
+    assert json.loads(r.redact(raw)) == {"v": "[redacted:PW]"}
+    twice = json.dumps({"line": json.dumps({"v": value})})  # JSON printed, inside a line
+    assert json.loads(json.loads(r.redact(twice))["line"]) == {"v": "[redacted:PW]"}
+
+
+def test_data_keeps_its_shape() -> None:
+    r = Redactor({"K": TOKEN})
+    data = {"a": [TOKEN, 3, None, True], TOKEN: {"b": f"x{TOKEN}"}}
+    assert r.redact_data(data) == {
+        "a": ["[redacted:K]", 3, None, True],
+        "[redacted:K]": {"b": "x[redacted:K]"},
+    }
+
+
+def test_a_line_stays_json_and_a_number_holding_the_value_is_still_hidden() -> None:
+    r = Redactor({"PIN": "12345678"})
+    assert json.loads(r.redact_line({"kind": "stdout", "line": "pin 12345678"})) == {
+        "kind": "stdout",
+        "line": "pin [redacted:PIN]",
+    }
+    # A value the structure cannot reach (here a number): keeping it out wins over JSON.
+    assert "12345678" not in r.redact_line({"kind": "tool_call", "arguments": {"n": 12345678}})
+    clean = {"kind": "message", "text": "nothing here"}
+    assert r.redact_line(clean) == json.dumps(clean, ensure_ascii=False)
+
+
+def test_empty_values_are_ignored_and_an_empty_redactor_changes_nothing() -> None:
+    r = Redactor({"EMPTY": ""})
+    assert not r and r.redact("anything") == "anything" and r.redact_bytes(b"x") == b"x"
+
+
+def test_a_tree_is_redacted_without_following_links(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text(f"harness file {TOKEN}", encoding="utf-8")
+    work = tmp_path / "work"
+    (work / "home" / ".cache").mkdir(parents=True)
+    leak = work / "home" / ".cache" / "session.jsonl"
+    leak.write_text(json.dumps({"env": {"K": TOKEN}}) + "\n", encoding="utf-8")
+    (work / "clean.txt").write_text("nothing", encoding="utf-8")
+    (work / "link.txt").symlink_to(outside)
+    os.link(outside, work / "hard.txt")
+    changed = Redactor({"K": TOKEN}).redact_tree(work)
+    assert sorted(p.name for p in changed) == ["hard.txt", "session.jsonl"]
+    assert TOKEN not in leak.read_text(encoding="utf-8")
+    assert (work / "hard.txt").read_text(encoding="utf-8") == "harness file [redacted:K]"
+    # The symlink's target and the hard link's other name keep their bytes.
+    assert outside.read_text(encoding="utf-8") == f"harness file {TOKEN}"
+    assert Redactor({"K": TOKEN}).redact_tree(tmp_path / "missing") == []
+
+
+def test_stored_forms_hold_a_name_and_a_hash() -> None:
+    assert stored_secret("K", "abc") == {
+        "name": "K",
+        "sha256": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    }
+    stored = stored_env({"K": TOKEN, "R": "${env:R}", "MODE": "fast"}, {"K", "R"})
+    assert stored == {"K": stored_secret("K", TOKEN), "R": "${env:R}", "MODE": "fast"}
+
+
+# Brackets never occur in a value here: a label's own "[" could otherwise join the text
+# around it into a new copy of the value (surrogates cannot be encoded at all).
+_CHARS = st.characters(exclude_characters="[]", exclude_categories=["Cs"])
+
+
+@given(value=st.text(_CHARS, min_size=8), before=st.text(_CHARS), after=st.text(_CHARS))
+def test_no_spelling_of_the_value_survives(value: str, before: str, after: str) -> None:
+    r = Redactor({"S": value})
+    text = f"{before}{value}{after}"
+    assert value not in r.redact(text)
+    line = r.redact_line({"text": text, value: [value]})
+    assert value not in line and json.dumps(value)[1:-1] not in line
+    assert json.loads(line)["text"].count("[redacted:S]") >= 1
