@@ -197,19 +197,25 @@ def _has_session_leader(pids: list[int]) -> bool:
     return False
 
 
-def _watchdog(runner: subprocess.Popen[bytes], timeout_s: float = 30.0) -> psutil.Process:
-    """The runner's watchdog child (``_supervisor.py TOKEN RUNNER_PID``), once it exists."""
+def _watchdog(runner: subprocess.Popen[bytes], timeout_s: float = 30.0) -> psutil.Process | None:
+    """The runner's watchdog child (``_supervisor.py TOKEN RUNNER_PID``), once it exists;
+    None when the runner ended first (a resume with little left can finish in between)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and runner.poll() is None:
-        with_children = psutil.Process(runner.pid).children()
+        try:
+            with_children = psutil.Process(runner.pid).children()
+        except psutil.Error:
+            continue  # it just ended: poll() says so next
         for child in with_children:
             try:
                 if any(a.endswith("_supervisor.py") for a in child.cmdline()):
                     return child
             except psutil.Error:
                 continue
-        time.sleep(0.02)
-    raise AssertionError(f"runner {runner.pid} started no watchdog")
+        time.sleep(0.01)
+    if runner.poll() is None:
+        raise AssertionError(f"runner {runner.pid} started no watchdog in {timeout_s} s")
+    return None
 
 
 @dataclass
@@ -231,6 +237,8 @@ class Chain:
     left: list[tuple[str, list[int]]] = field(default_factory=list)
     _open: Path | None = None
     _checks: list[threading.Thread] = field(default_factory=list)
+    _log: Path = field(default_factory=Path)
+    """The current invocation's output (why it failed, if it ended on its own)."""
 
     def _start(self) -> subprocess.Popen[bytes]:
         before = set(self._runs())
@@ -239,12 +247,14 @@ class Chain:
             if self._open is not None
             else ["run", str(self.experiment), "--runs-dir", str(self.root / "runs")]
         )
-        runner = subprocess.Popen(
-            [sys.executable, "-m", "pairbench", *args],
-            cwd=self.root,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        self._log = self.root / f"invocation-{len(self.tokens)}-{time.monotonic_ns()}.log"
+        with self._log.open("wb") as log:
+            runner = subprocess.Popen(
+                [sys.executable, "-m", "pairbench", *args],
+                cwd=self.root,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         if self._open is None:
             deadline = time.monotonic() + 30
             while not set(self._runs()) - before and time.monotonic() < deadline:
@@ -266,6 +276,11 @@ class Chain:
         (once ``ready`` holds for the run's carriers)."""
         runner = self._start()
         watchdog = _watchdog(runner)
+        if watchdog is None:  # it ended before it could be killed: it must have succeeded
+            log = self._log.read_text(encoding="utf-8", errors="replace")
+            assert runner.wait() == 0, log[-2000:]
+            self._open = None
+            return
         token = watchdog.cmdline()[-2]
         self.tokens.append(token)
         # A resume with nothing left to run starts no child: it is killed (or ends) at once.

@@ -93,24 +93,8 @@ class _Attempt:
     def record(self, outcome: Outcome, reason: str, **fields: Any) -> AttemptRecord:
         """The attempt's record, with every secret value redacted (the verdicts in it were
         judged before, on what the agent really produced)."""
-        exp, key, pair = self.rc.loaded.experiment, self.key, self.pair
-        result = TrialResult(
-            run_id=self.rc.run_id,
-            experiment=exp.id,
-            arm=key.arm,
-            task=key.task,
-            trial=key.trial,
-            labels=dict(exp.task(key.task).labels),
-            seed=pair.seed,
-            model_seed=pair.model_seed,
-            attempt=self.attempt,
-            start_order=pair.order.index(key.arm),
-            outcome=outcome,
-            reason=reason,
-            agent=exp.arm_agent(key.arm).adapter,
-            started_at=self.started,
-            ended_at=now_iso(),
-            **fields,
+        result = self.rc.new_result(
+            self.key, self.pair, self.attempt, outcome, reason, started_at=self.started, **fields
         )
         return AttemptRecord(result=self.rc.redact_result(result), transcript=self.transcript)
 

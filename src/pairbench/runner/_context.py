@@ -12,12 +12,14 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from pairbench import _registry
+from pairbench._clock import now_iso
 from pairbench.agents._protocol import RunSignals
 from pairbench.fixtures._protocol import Fixture
 from pairbench.grading._protocol import Grader
+from pairbench.schedule._plan import Pair, TrialKey
 from pairbench.spec._load import LoadedExperiment
 from pairbench.spec._models import MIN_SECRET_CHARS, AgentSpec, Experiment, env_ref
-from pairbench.store._records import TrialResult
+from pairbench.store._records import Outcome, TrialResult
 from pairbench.store._redact import Redactor, stored_env
 from pairbench.store._run_dir import RunDir
 
@@ -134,6 +136,30 @@ class RunContext:
         if self._redactor is None:
             self._redactor = Redactor(self.secrets())
         return self._redactor
+
+    def new_result(
+        self, key: TrialKey, pair: Pair, attempt: int, outcome: Outcome, reason: str, **fields: Any
+    ) -> TrialResult:
+        """The one constructor of an attempt's record: who, what and when from the plan,
+        ``fields`` (grade, metrics, times, ...) from the attempt. Ends now unless given."""
+        exp = self.loaded.experiment
+        fields.setdefault("ended_at", now_iso())
+        return TrialResult(
+            run_id=self.run_id,
+            experiment=exp.id,
+            arm=key.arm,
+            task=key.task,
+            trial=key.trial,
+            labels=dict(exp.task(key.task).labels),
+            seed=pair.seed,
+            model_seed=pair.model_seed,
+            attempt=attempt,
+            start_order=pair.order.index(key.arm),
+            outcome=outcome,
+            reason=reason,
+            agent=exp.arm_agent(key.arm).adapter,
+            **fields,
+        )
 
     def redact_result(self, result: TrialResult) -> TrialResult:
         """``result`` with every secret value redacted (itself when it holds none)."""

@@ -241,24 +241,7 @@ class RayRunner:
     def _lost(
         self, rc: RunContext, key: TrialKey, pair: Pair, attempt: int, started: str, reason: str
     ) -> TrialResult:
-        exp = self.loaded.experiment
-        return TrialResult(
-            run_id=rc.run_id,
-            experiment=exp.id,
-            arm=key.arm,
-            task=key.task,
-            trial=key.trial,
-            labels=dict(exp.task(key.task).labels),
-            seed=pair.seed,
-            model_seed=pair.model_seed,
-            attempt=attempt,
-            start_order=pair.order.index(key.arm),
-            outcome="infra",
-            reason=reason,
-            agent=exp.arm_agent(key.arm).adapter,
-            started_at=started,
-            ended_at=now_iso(),
-        )
+        return rc.new_result(key, pair, attempt, "infra", reason, started_at=started)
 
 
 def _spans_machines(ray: Any) -> bool:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pairbench._clock import now_iso
 from pairbench.agents._transcript import Transcript
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._ceiling import CostCeiling, Reservation, Spend
@@ -129,23 +128,7 @@ class Executor:
         self, key: TrialKey, pair: Pair, attempt: int, outcome: Outcome, reason: str
     ) -> TrialResult:
         """A record for an attempt that produced nothing to grade (not run, interrupted)."""
-        exp = self.rc.loaded.experiment
-        return TrialResult(
-            run_id=self.rc.run_id,
-            experiment=exp.id,
-            arm=key.arm,
-            task=key.task,
-            trial=key.trial,
-            labels=dict(exp.task(key.task).labels),
-            seed=pair.seed,
-            model_seed=pair.model_seed,
-            attempt=attempt,
-            start_order=pair.order.index(key.arm),
-            outcome=outcome,
-            reason=reason,
-            agent=exp.arm_agent(key.arm).adapter,
-            ended_at=now_iso(),
-        )
+        return self.rc.new_result(key, pair, attempt, outcome, reason)
 
     def _not_run(self, key: TrialKey, pair: Pair, reason: str) -> asyncio.Future[None]:
         result = self._bare_result(key, pair, self.state.attempts[key], "not_run", reason)
