@@ -218,6 +218,16 @@ def _forget(pid: int) -> None:
         supervisor.forget(pid)
 
 
+def _child_kwargs(env: Mapping[str, str] | None) -> dict[str, Any]:
+    """What every child gets, sync or asyncio: the run token, its own session, and death
+    with this process."""
+    return {
+        "env": child_env(env),
+        "start_new_session": True,
+        "preexec_fn": _dies_with(os.getpid()),
+    }
+
+
 def popen(
     argv: Sequence[str],
     *,
@@ -240,14 +250,7 @@ def popen(
             terminate_group(proc)
     """
     proc = subprocess.Popen(
-        list(argv),
-        env=child_env(env),
-        stdin=stdin,
-        stdout=stdout,
-        stderr=stderr,
-        cwd=cwd,
-        start_new_session=True,
-        preexec_fn=_dies_with(os.getpid()),
+        list(argv), stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd, **_child_kwargs(env)
     )
     _watch(proc.pid)
     return proc
@@ -273,15 +276,7 @@ async def spawn(
             await stop_process(proc)
     """
     proc = await asyncio.create_subprocess_exec(
-        *argv,
-        env=child_env(env),
-        stdin=stdin,
-        stdout=stdout,
-        stderr=stderr,
-        cwd=cwd,
-        limit=limit,
-        start_new_session=True,
-        preexec_fn=_dies_with(os.getpid()),
+        *argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd, limit=limit, **_child_kwargs(env)
     )
     _watch(proc.pid)
     return proc
