@@ -89,7 +89,7 @@ $(CLIS)/node_modules/.installed: $(CLIS)/package.json $(CLIS)/package-lock.json
 agent-clis: $(CLIS)/node_modules/.installed
 
 test: check system-deps agent-clis
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 # Lint, types and every test that needs no browser, R, real agent CLI or Ray (< 2 minutes).
 test-fast: check

@@ -6,12 +6,16 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel
 from ruamel.yaml import YAML
 
 from pairbench.studies.mcp_transports import STUDY
+
+E = TypeVar("E", bound=BaseModel)
 
 
 def study_copy(tmp_path: Path) -> Path:
@@ -95,3 +99,8 @@ def relink_journal(run_dir: Path) -> None:
         event.pop("prev", None)
         bodies.append((json.dumps(event, sort_keys=True) + "\n").encode("utf-8"))
     path.write_bytes(chain(genesis, bodies)[0])
+
+
+def events_of(events: Iterable[object], kind: type[E]) -> list[E]:
+    """The journal events of one kind (a model of ``pairbench.store._events``), in order."""
+    return [event for event in events if isinstance(event, kind)]

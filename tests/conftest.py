@@ -103,6 +103,13 @@ SLOW_MODULES = {
     "cli/test_plan_power.py",
     "runner/test_policies.py",
     "test_hostile_inputs.py",  # ~100 CLI subprocesses over a fuzz corpus
+    # several whole runs per module (4-9 s each): what keeps test-fast well under 2 minutes
+    "freeze/test_verify_tamper.py",
+    "freeze/test_compare.py",
+    "test_paired_power_simulation.py",
+    "test_secrets_end_to_end.py",
+    "test_detectors_end_to_end.py",
+    "test_plugin.py",
 }
 
 

@@ -108,7 +108,7 @@ def test_run_json_records_the_plan_before_results(demo: Demo) -> None:
     _, _, run_dir = demo
     info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     assert "status" not in info  # written once, before the first attempt
-    assert read_run_info(RunDir.open(run_dir))["status"] == "complete"  # a journal event
+    assert read_run_info(RunDir.open(run_dir)).status == "complete"  # a journal event
     assert info["run_seed"] == 1
     assert len(info["schedule"]["pairs"]) == 27
     assert info["schedule"]["pairs"][0]["order"] != info["schedule"]["pairs"][1]["order"]

@@ -130,7 +130,9 @@ def test_real_claude_runs_all_nine_tasks_the_same_over_both_transports(tmp_path:
     idents = {a["arm"]: a for a in summary["run"]["arm_identities"]}
     assert {a: idents[a]["tool_discovery"] for a in idents} == dict.fromkeys(idents, "false")
     assert idents["local-stdio"]["agent_version"] == "2.1.197 (Claude Code)"
-    pinned = load_run(outcome.run_dir).info["identities"]["arms"]["local-stdio"]["pinned_env"]
+    local = load_run(outcome.run_dir).info.arm_identities()["local-stdio"]
+    assert local is not None
+    pinned = local["pinned_env"]
     assert pinned["MCP_CONNECTION_NONBLOCKING"] == "0" and pinned["MCP_CONNECT_TIMEOUT_MS"]
     assert pinned["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
     assert "tool discovery" in (outcome.run_dir / "report.md").read_text(encoding="utf-8").lower()

@@ -100,7 +100,8 @@ def test_real_codex_runs_all_nine_tasks_the_same_over_both_transports(tmp_path: 
     assert idents["local-stdio"]["agent_version"] == "codex-cli 0.171.0"
     assert "not applicable" in idents["local-stdio"]["tool_discovery"]
     run = load_run(outcome.run_dir)
-    assert run.info["identities"]["arms"]["baseline"]["agent_version"] == "codex-cli 0.171.0"
+    baseline = run.info.arm_identities()["baseline"]
+    assert baseline is not None and baseline["agent_version"] == "codex-cli 0.171.0"
 
 
 def _closed_port() -> int:

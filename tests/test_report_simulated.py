@@ -11,8 +11,10 @@ import pytest
 from ruamel.yaml import YAML
 
 import pairbench
+from _helpers import events_of
 from pairbench.report import build_summary, summarize
 from pairbench.store import load_table
+from pairbench.store._events import AttemptFinished, TrialRow
 
 EXPERIMENT: dict[str, Any] = {
     "id": "simulated-report",
@@ -148,10 +150,8 @@ def test_the_report_reads_the_journal_rows_the_runner_wrote(tmp_path: Path) -> N
         YAML().dump(EXPERIMENT, handle)
     outcome = pairbench.start_run(path, tmp_path / "runs", run_seed=9)
     run_dir = Path(outcome.run_dir)
-    finished = [
-        e for e in pairbench.RunDir(run_dir).journal_events() if e["event"] == "attempt_finished"
-    ]
-    assert finished and all(isinstance(e.get("row"), dict) for e in finished)
+    finished = events_of(pairbench.RunDir(run_dir).journal_events(), AttemptFinished)
+    assert finished and all(isinstance(e.row, TrialRow) for e in finished)
     loaded = load_table(run_dir)
     assert loaded.source == "journal" and (run_dir / "trials.npz").is_file()
     files = pairbench.load_run(run_dir)

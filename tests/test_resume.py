@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli
+from _helpers import cli, events_of
 from pairbench.report import build_summary, summarize
 from pairbench.store import Journal, load_run, load_table, sha256_file
+from pairbench.store._events import AttemptFinished, AttemptStarted
 
 SLOW_AGENT = "import sys, time; sys.stdin.read(); time.sleep(0.4); print('forty-two')"
 
@@ -45,11 +46,11 @@ tasks:
     return path
 
 
-def _finished(run_dir: Path) -> list[dict[str, object]]:
+def _finished(run_dir: Path) -> list[AttemptFinished]:
     return [
         e
-        for e in Journal.read(run_dir / "journal.jsonl")
-        if e["event"] == "attempt_finished" and e["outcome"] != "interrupted"
+        for e in events_of(Journal.read(run_dir / "journal.jsonl"), AttemptFinished)
+        if e.outcome != "interrupted"
     ]
 
 
@@ -83,7 +84,7 @@ def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert run_dir is not None, "the runner never finished five trials"
-    before = {str(e["key"]) for e in _finished(run_dir)}
+    before = {e.key for e in _finished(run_dir)}
     assert 5 <= len(before) < 24
 
     done = cli("resume", str(run_dir), cwd=tmp_path)
@@ -92,14 +93,14 @@ def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None
     results = sorted((run_dir / "results").rglob("*.json"))
     assert len(results) == 24  # 2 arms x 4 tasks x 3 trials, one final result each
     events = Journal.read(run_dir / "journal.jsonl")
-    started = Counter(str(e["key"]) for e in events if e["event"] == "attempt_started")
+    started = Counter(e.key for e in events_of(events, AttemptStarted))
     for key in before:
         assert started[key] == 1, f"{key} finished before the kill but ran again"
-    finals = [e for e in events if e["event"] == "attempt_finished" and e.get("result")]
+    finals = [e for e in events_of(events, AttemptFinished) if e.result]
     for event in finals:
-        assert sha256_file(run_dir / str(event["result"])) == event["result_sha256"]
-        if event.get("transcript"):
-            assert sha256_file(run_dir / str(event["transcript"])) == event["transcript_sha256"]
+        assert sha256_file(run_dir / str(event.result)) == event.result_sha256
+        if event.transcript:
+            assert sha256_file(run_dir / event.transcript) == event.transcript_sha256
     outcomes = Counter(json.loads(p.read_text())["outcome"] for p in results)
     assert outcomes == {"passed": 24}
     # Everything the crash left is journaled by name: verify passes, and the trial table

@@ -9,10 +9,10 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from pairbench._template import render
-from pairbench.agents._transcript import Transcript
 from pairbench.fixtures._mcp import McpSurface
 from pairbench.fixtures._protocol import FixtureState
 from pairbench.spec._models import Experiment, McpServer
+from pairbench.store._transcript import Transcript
 from pairbench.studies.mcp_transports import STUDY, TRACKER_FIXTURE
 
 

@@ -53,16 +53,24 @@ def report_texts(
     from pairbench.store._load_table import load_table
 
     run = load_table(run_dir, use_cache=use_cache)
-    info = dict(run.info)
-    info["journal_head"] = run.run_dir.journal_head()
     review = run.run_dir.path / "manual_review.json"
+    reviews: list[dict[str, object]] = []
+    reviews_sha256 = None
     if review.is_file():
-        info["manual_review"] = _read_reviews(review)
-        info["manual_review_sha256"] = hashlib.sha256(review.read_bytes()).hexdigest()
+        reviews = _read_reviews(review)
+        reviews_sha256 = hashlib.sha256(review.read_bytes()).hexdigest()
     reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
     if reps < 1:
         raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
-    return render_texts(summarize(info, run.table, bootstrap_reps=reps))
+    summary = summarize(
+        run.info,
+        run.table,
+        bootstrap_reps=reps,
+        journal_head=run.run_dir.journal_head(),
+        reviews=reviews,
+        reviews_sha256=reviews_sha256,
+    )
+    return render_texts(summary)
 
 
 def _read_reviews(path: Path) -> list[dict[str, object]]:

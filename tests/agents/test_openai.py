@@ -15,10 +15,10 @@ import pytest
 from pairbench._errors import SpecError
 from pairbench._template import render
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, RunSignals
-from pairbench.agents._transcript import Transcript
 from pairbench.agents.openai._agent import OpenAIAgent
 from pairbench.fixtures._mcp import McpSurface
 from pairbench.spec._models import McpServer
+from pairbench.store._transcript import Transcript
 from pairbench.studies.mcp_transports import STUDY
 from pairbench.studies.mcp_transports._content import generate
 from pairbench.testing.chat_double import NO_TRACKER, ChatDouble, start_chat_double

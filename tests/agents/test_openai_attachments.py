@@ -17,9 +17,9 @@ import pytest
 
 from pairbench._errors import SpecError
 from pairbench.agents._protocol import AgentContext, AgentOutput
-from pairbench.agents._transcript import Transcript
 from pairbench.agents.openai._agent import OpenAIAgent
 from pairbench.agents.openai._attachments import Attachment, Attachments
+from pairbench.store._transcript import Transcript
 from pairbench.studies.webmcp_vs_pdf import PDF_PATH, PDF_SHA256, STUDY, score_answer
 from pairbench.testing.chat_double import ChatDouble, start_chat_double
 

@@ -16,6 +16,7 @@ from pairbench import start_run, write_report
 from pairbench._errors import RunDirError
 from pairbench.freeze import PARTIAL, check_run_integrity, verify_run
 from pairbench.store import Journal
+from pairbench.store._events import AttemptFinished
 
 AGENT = "import sys; sys.stdin.read(); print('ok')"
 
@@ -59,7 +60,7 @@ def _lines(path: Path) -> list[bytes]:
 
 def _first_failed_line(run_dir: Path) -> int:
     for number, event in enumerate(Journal.read(run_dir / "journal.jsonl"), start=1):
-        if event["event"] == "attempt_finished" and event["outcome"] == "failed":
+        if isinstance(event, AttemptFinished) and event.outcome == "failed":
             return number
     raise AssertionError("the run has no failed trial")
 

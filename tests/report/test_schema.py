@@ -10,11 +10,12 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from _report_builders import RunScenario, make_planted, make_planted_run
-from pairbench.report import SCHEMA_ID, _sections, build_summary
+from pairbench.report import SCHEMA_ID, _sections, build_summary, summarize
 from pairbench.report._frame import Frame
 from pairbench.report._schema import Summary
-from pairbench.report._schema_doc import TARGET, _walk, schema_reference
+from pairbench.report._schema_doc import TARGET, _attribute_docs, _walk, schema_reference
 from pairbench.report._write import summary_json
+from pairbench.store import TrialTable
 
 MODELS = list(_walk(Summary))
 """Every model of the summary, from the top down."""
@@ -23,8 +24,8 @@ MODELS = list(_walk(Summary))
 def _reviewed_planted() -> dict[str, Any]:
     """A run that reaches every model: censored timeouts, clustered tasks, a review note."""
     note = {"arm": "control", "task": "task-0", "trial": 0, "verdict": "ok", "reviewer": "r"}
-    run = make_planted_run(manual_review=[note], journal_head="ab" * 32)
-    return build_summary(run, make_planted(timeout_arm="control"), [])
+    table = TrialTable.from_results(make_planted(timeout_arm="control"), [])
+    return summarize(make_planted_run(), table, journal_head="ab" * 32, reviews=[note])
 
 
 def _instances(value: object, out: set[type[BaseModel]]) -> set[type[BaseModel]]:
@@ -50,8 +51,9 @@ def test_committed_schema_reference_is_current() -> None:
 def test_every_model_and_field_is_documented() -> None:
     for model in MODELS:
         assert (model.__doc__ or "").strip(), model.__name__
-        for name, field in model.model_fields.items():
-            assert (field.description or "").strip(), f"{model.__name__}.{name}"
+        docs = _attribute_docs(model)
+        for name in model.model_fields:
+            assert docs.get(name, "").strip(), f"{model.__name__}.{name}"
             assert f"| `{name}` |" in schema_reference()
 
 

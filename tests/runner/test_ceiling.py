@@ -15,6 +15,7 @@ from pairbench.runner._ceiling import CostCeiling, Spend
 from pairbench.runner._recover import recover_state
 from pairbench.schedule._plan import Schedule
 from pairbench.store import Journal
+from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._records import Metric, Metrics, TrialResult
 from pairbench.store._run_dir import RunDir
 
@@ -94,9 +95,9 @@ def test_with_no_estimate_and_no_cost_seen_yet_attempts_run_one_at_a_time(tmp_pa
     exp = _example(tmp_path, "concurrency: 4, cost_ceiling_usd: 0.10")
     outcome = start_run(exp, tmp_path / "runs", run_seed=SEED)
     events = [
-        (e["event"], e["key"], e["attempt"])
+        (e.event, e.key, e.attempt)
         for e in Journal.read(outcome.run_dir / "journal.jsonl")
-        if e["event"] in {"attempt_started", "attempt_finished"}
+        if isinstance(e, AttemptStarted | AttemptFinished)
     ]
     # Four slots, yet the first attempt ends before any other starts: its cost is the
     # first worst case the others can reserve.

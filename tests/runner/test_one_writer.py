@@ -19,9 +19,10 @@ from typing import IO
 
 import pytest
 
-from _helpers import cli
+from _helpers import E, cli, events_of
 from pairbench._errors import RunInUse
 from pairbench.store import Journal, RunDir, sha256_file
+from pairbench.store._events import AttemptFinished, AttemptStarted, RunResumed
 from pairbench.store._load_run import read_run_info
 
 _GATED_AGENT = """\
@@ -134,8 +135,8 @@ def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 180) ->
         time.sleep(0.05)
 
 
-def _events(run_dir: Path, name: str) -> list[dict[str, object]]:
-    return [e for e in Journal.read(run_dir / "journal.jsonl") if e["event"] == name]
+def _events(run_dir: Path, kind: type[E]) -> list[E]:
+    return events_of(Journal.read(run_dir / "journal.jsonl"), kind)
 
 
 def _running_run(setup: Setup) -> tuple[subprocess.Popen[str], Path]:
@@ -146,7 +147,7 @@ def _running_run(setup: Setup) -> tuple[subprocess.Popen[str], Path]:
     def attempt_started() -> bool:
         assert proc.poll() is None, setup.stderr(proc)
         run_dir = setup.run_dir() if setup.runs.is_dir() else None
-        if run_dir is not None and _events(run_dir, "attempt_started"):
+        if run_dir is not None and _events(run_dir, AttemptStarted):
             found.append(run_dir)
             return True
         return False
@@ -160,10 +161,10 @@ def _assert_whole_and_verified(setup: Setup, run_dir: Path) -> None:
     results = sorted((run_dir / "results").rglob("*.json"))
     assert len(results) == PLANNED
     assert Counter(json.loads(p.read_text())["outcome"] for p in results) == {"passed": PLANNED}
-    finals = [e for e in _events(run_dir, "attempt_finished") if e.get("outcome") == "passed"]
-    assert sorted(Counter(str(e["key"]) for e in finals).values()) == [1] * PLANNED
+    finals = [e for e in _events(run_dir, AttemptFinished) if e.outcome == "passed"]
+    assert sorted(Counter(e.key for e in finals).values()) == [1] * PLANNED
     for event in finals:
-        assert sha256_file(run_dir / str(event["result"])) == event["result_sha256"]
+        assert sha256_file(run_dir / str(event.result)) == event.result_sha256
     verified = cli("verify", str(run_dir), cwd=setup.root)
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
@@ -174,7 +175,7 @@ def test_two_resumes_at_once_one_proceeds_and_the_other_is_refused_naming_it(
     runner, run_dir = _running_run(setup)
     runner.send_signal(signal.SIGINT)
     assert runner.wait(timeout=180) == 130, setup.stderr(runner)
-    assert _events(run_dir, "attempt_finished")  # the attempts in flight, kept as interrupted
+    assert _events(run_dir, AttemptFinished)  # the attempts in flight, kept as interrupted
 
     first = setup.start("resume", str(run_dir))
     second = setup.start("resume", str(run_dir))
@@ -195,10 +196,10 @@ def test_two_resumes_at_once_one_proceeds_and_the_other_is_refused_naming_it(
 
     setup.open_gate()
     assert holder.wait(timeout=300) == 0, setup.stderr(holder)
-    assert len(_events(run_dir, "run_resumed")) == 1  # the refused one wrote nothing
+    assert len(_events(run_dir, RunResumed)) == 1  # the refused one wrote nothing
     info = read_run_info(RunDir.open(run_dir))  # invocations and status: journal events
-    assert [i["command"] for i in info["invocations"]] == ["run", "resume"]
-    assert info["status"] == "complete"
+    assert [i.command for i in info.invocations] == ["run", "resume"]
+    assert info.status == "complete"
     _assert_whole_and_verified(setup, run_dir)
 
 
@@ -232,7 +233,7 @@ def test_sigkill_of_the_holder_releases_the_lock_and_a_new_resume_proceeds(
 
     resume = setup.start("resume", str(run_dir))
     _wait_for(
-        lambda: resume.poll() is not None or bool(_events(run_dir, "run_resumed")),
+        lambda: resume.poll() is not None or bool(_events(run_dir, RunResumed)),
         "the resume to proceed or end",
     )
     assert resume.poll() is None, setup.stderr(resume)  # proceeding, not refused

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pairbench import load_run, resume_run, start_run
 from pairbench.store import Journal, RunDir
+from pairbench.store._events import AttemptFinished
 from pairbench.store._load_run import read_run_info
 
 ANSWER = "import sys; sys.stdin.read(); print('ok')"
@@ -140,7 +141,7 @@ def test_sigint_interrupts_cleanly_and_resume_finishes(tmp_path: Path) -> None:
     while time.monotonic() < deadline:
         dirs = list(runs.glob("policy-*")) if runs.exists() else []
         events = Journal.read(dirs[0] / "journal.jsonl") if dirs else []
-        if sum(e["event"] == "attempt_finished" for e in events) >= 2:
+        if sum(isinstance(e, AttemptFinished) for e in events) >= 2:
             break
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGINT)
@@ -148,7 +149,7 @@ def test_sigint_interrupts_cleanly_and_resume_finishes(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "pairbench resume" in err
     run_dir = next(runs.glob("policy-*"))
-    assert read_run_info(RunDir.open(run_dir))["status"] == "interrupted"
+    assert read_run_info(RunDir.open(run_dir)).status == "interrupted"
     kept = list((run_dir / "interrupted").rglob("*.json"))
     assert kept, "the in-flight attempts were not kept as interrupted"
     finished = resume_run(run_dir)

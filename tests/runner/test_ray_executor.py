@@ -27,6 +27,7 @@ from pairbench.freeze import verify_run
 from pairbench.runner._ray import SHARED_LOOPBACK_ENV, check_executor, ray_options
 from pairbench.spec import load_experiment
 from pairbench.store import Journal, RunDir
+from pairbench.store._events import AttemptStarted
 from pairbench.store._load_run import read_run_info
 
 if os.environ.get("CI") == "true":
@@ -256,7 +257,7 @@ def test_ctrl_c_cancels_ray_tasks_as_interrupted_and_resume_reuses_ray(tmp_path:
         while time.monotonic() < deadline and not started:
             dirs = list(runs.glob("rayexec-*")) if runs.exists() else []
             events = Journal.read(dirs[0] / "journal.jsonl") if dirs else []
-            started = any(e["event"] == "attempt_started" for e in events)
+            started = any(isinstance(e, AttemptStarted) for e in events)
             time.sleep(0.1)
         assert started, "no attempt started"
         time.sleep(1.0)  # the task is running its agent in a worker
@@ -268,7 +269,7 @@ def test_ctrl_c_cancels_ray_tasks_as_interrupted_and_resume_reuses_ray(tmp_path:
             proc.wait()
     assert proc.returncode == 130, err
     run_dir = next(runs.glob("rayexec-*"))
-    assert read_run_info(RunDir.open(run_dir))["status"] == "interrupted"
+    assert read_run_info(RunDir.open(run_dir)).status == "interrupted"
     kept = list((run_dir / "interrupted").rglob("*.json"))
     assert kept, "the in-flight attempt was not kept as interrupted"
     assert '"kind": "agent_start"' in kept[0].with_suffix(".jsonl").read_text(encoding="utf-8")
@@ -280,6 +281,6 @@ def test_ctrl_c_cancels_ray_tasks_as_interrupted_and_resume_reuses_ray(tmp_path:
     finished = resume_run(run_dir)  # reuses the recorded executor: Ray
     assert finished.status == "complete"
     assert {r.outcome for r in finished.results} == {"passed"}
-    invocations = read_run_info(RunDir.open(run_dir))["invocations"]
-    assert [i.get("executor") for i in invocations] == ["ray", "ray"]
+    invocations = read_run_info(RunDir.open(run_dir)).invocations
+    assert [i.executor for i in invocations] == ["ray", "ray"]
     assert load_run(run_dir).results

@@ -6,10 +6,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from _helpers import relink_journal
+from _helpers import events_of, relink_journal
 from pairbench import resume_run, start_run
 from pairbench.freeze import verify_run
 from pairbench.store import Journal, load_table, sha256_file
+from pairbench.store._events import AttemptFinished, AttemptStarted
 
 
 def _finished_run(root: Path) -> Path:
@@ -53,12 +54,12 @@ def test_a_linked_result_without_its_line_is_journaled_on_resume_not_rerun(
     resumed = resume_run(run_dir)
     assert resumed.status == "complete"
     events = Journal.read(run_dir / "journal.jsonl")
-    started = Counter(e["key"] for e in events if e["event"] == "attempt_started")
+    started = Counter(e.key for e in events_of(events, AttemptStarted))
     assert started["a/t0/1"] == 1  # not run again: the linked result is whole
-    again = [e for e in events if e["event"] == "attempt_finished" and e["key"] == "a/t0/1"]
+    again = [e for e in events_of(events, AttemptFinished) if e.key == "a/t0/1"]
     assert len(again) == 1
     for field in ("result", "result_sha256", "transcript", "transcript_sha256", "outcome"):
-        assert again[0][field] == lost[field]
+        assert getattr(again[0], field) == lost[field]
     assert verify_run(run_dir) == []
 
 
@@ -75,13 +76,9 @@ def test_a_transcript_moved_without_its_result_stays_with_its_interrupted_attemp
     kept = run_dir / "interrupted" / "b" / "t0" / "0.1.jsonl"
     assert sha256_file(kept) == orphan_sha  # the first attempt's transcript, kept
     events = Journal.read(run_dir / "journal.jsonl")
-    final = [
-        e
-        for e in events
-        if e["event"] == "attempt_finished" and e["key"] == "b/t0/0" and e["attempt"] == 2
-    ]
-    assert final and final[0]["outcome"] == "passed"
-    assert sha256_file(run_dir / str(final[0]["transcript"])) == final[0]["transcript_sha256"]
+    final = [e for e in events_of(events, AttemptFinished) if e.key == "b/t0/0" and e.attempt == 2]
+    assert final and final[0].outcome == "passed"
+    assert sha256_file(run_dir / str(final[0].transcript)) == final[0].transcript_sha256
 
 
 def _as_placed_but_unjournaled(run_dir: Path, key: str, *, started: bool, **record: object) -> Path:
@@ -143,8 +140,8 @@ def test_a_placed_kept_infra_record_is_journaled_and_counts_as_infra(tmp_path: P
     assert resume_run(run_dir).status == "complete"
     assert verify_run(run_dir) == []
     events = Journal.read(run_dir / "journal.jsonl")
-    b0 = [e for e in events if e["event"] == "attempt_finished" and e["key"] == "b/t0/0"]
-    assert [(e["attempt"], e["outcome"]) for e in b0] == [(1, "infra"), (2, "passed")]
+    b0 = [e for e in events_of(events, AttemptFinished) if e.key == "b/t0/0"]
+    assert [(e.attempt, e.outcome) for e in b0] == [(1, "infra"), (2, "passed")]
     loaded = load_table(run_dir)
     assert loaded.source == "journal" and int(loaded.table.columns["kept"].sum()) == 1
 

@@ -15,12 +15,14 @@ from typing import Any
 
 import pytest
 
+from _helpers import events_of
 from pairbench import resume_run, start_run
 from pairbench._errors import RunDirError
 from pairbench.agents._scripted import ScriptedAgent
 from pairbench.freeze import verify_run
 from pairbench.runner._progress import RunProgress
 from pairbench.store import Journal, RunDir, _commit, sha256_file
+from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._load_run import read_run_info
 
 
@@ -227,7 +229,7 @@ def test_ctrl_c_keeps_the_attempts_in_flight_as_durable_interrupted_records(
         while time.monotonic() < deadline:
             dirs = list(runs.glob("exec-*")) if runs.exists() else []
             events = Journal.read(dirs[0] / "journal.jsonl") if dirs else []
-            started = [(e["key"], e["attempt"]) for e in events if e["event"] == "attempt_started"]
+            started = [(e.key, e.attempt) for e in events_of(events, AttemptStarted)]
             if len(started) >= 2 and all(agent_runs(dirs[0], *s) for s in started):
                 os.kill(os.getpid(), signal.SIGINT)
                 return
@@ -241,16 +243,17 @@ def test_ctrl_c_keeps_the_attempts_in_flight_as_durable_interrupted_records(
     assert outcome.status == "interrupted"
     assert time.monotonic() - started < 30  # the agents were stopped, not waited for
     events = Journal.read(outcome.run_dir / "journal.jsonl")
-    begun = {(e["key"], e["attempt"]) for e in events if e["event"] == "attempt_started"}
+    begun = {(e.key, e.attempt) for e in events_of(events, AttemptStarted)}
     ended = {
-        (e["key"], e["attempt"]): e
-        for e in events
-        if e["event"] == "attempt_finished" and e["outcome"] == "interrupted"
+        (e.key, e.attempt): e
+        for e in events_of(events, AttemptFinished)
+        if e.outcome == "interrupted"
     }
     assert len(begun) == 2 and set(ended) == begun  # journaled before start_run returned
     for line in ended.values():
-        assert sha256_file(outcome.run_dir / line["result"]) == line["result_sha256"]
-        assert sha256_file(outcome.run_dir / line["transcript"]) == line["transcript_sha256"]
+        assert line.result is not None and line.transcript is not None
+        assert sha256_file(outcome.run_dir / line.result) == line.result_sha256
+        assert sha256_file(outcome.run_dir / line.transcript) == line.transcript_sha256
     assert not list(outcome.run_dir.rglob("*.partial")) and not list(outcome.run_dir.rglob("*.tmp"))
 
 
@@ -272,7 +275,7 @@ def test_a_disk_error_while_committing_stops_the_run_with_a_fix_and_resume_finis
         start_run(exp, tmp_path / "runs", run_seed=1)
     assert "pairbench resume" in str(raised.value)
     run_dir = next((tmp_path / "runs").iterdir())
-    status = read_run_info(RunDir.open(run_dir))["status"]  # a journal event, not run.json
+    status = read_run_info(RunDir.open(run_dir)).status  # a journal event, not run.json
     assert status.startswith("stopped: storing the run's records failed")
     monkeypatch.setattr(_commit.GroupCommitter, "_put", staticmethod(real))
     resumed = resume_run(run_dir)

@@ -12,6 +12,7 @@ import pytest
 
 from pairbench.store import Journal
 from pairbench.store._commit import CommitEntry, GroupCommitter, MoveFile, PutFile
+from pairbench.store._events import AttemptFinished, AttemptStarted, JournalEvent
 
 
 def _record_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -27,9 +28,12 @@ def _record_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return synced
 
 
-def _run(
-    tmp_path: Path, body: Callable[[GroupCommitter], Awaitable[None]]
-) -> list[dict[str, object]]:
+def _keys(events: list[JournalEvent]) -> list[str | None]:
+    """Each line's trial key (None for a line that is not an attempt's)."""
+    return [e.key if isinstance(e, AttemptStarted | AttemptFinished) else None for e in events]
+
+
+def _run(tmp_path: Path, body: Callable[[GroupCommitter], Awaitable[None]]) -> list[JournalEvent]:
     journal = Journal(tmp_path / "journal.jsonl")
 
     async def main() -> None:
@@ -54,8 +58,7 @@ def test_entries_queued_together_share_one_journal_fsync(
         futures = [
             committer.submit(
                 CommitEntry(
-                    "attempt_finished",
-                    {"key": f"a/t/{i}"},
+                    AttemptFinished(key=f"a/t/{i}", attempt=1),
                     (PutFile(tmp_path / "results" / "a" / "t" / f"{i}.json", b"{}\n"),),
                 )
             )
@@ -66,7 +69,7 @@ def test_entries_queued_together_share_one_journal_fsync(
 
     events = _run(tmp_path, body)
     assert batches == [1]
-    assert [e["key"] for e in events] == [f"a/t/{i}" for i in range(5)]  # submission order
+    assert _keys(events) == [f"a/t/{i}" for i in range(5)]  # submission order
     journal = os.path.realpath(tmp_path / "journal.jsonl")
     assert synced.count(journal) == 1
     results = tmp_path / "results" / "a" / "t"
@@ -84,7 +87,10 @@ def test_a_new_folder_is_made_durable_up_to_the_run_directory_once(
     async def body(committer: GroupCommitter) -> None:
         for i in range(2):
             await committer.commit(
-                CommitEntry("e", {"i": i}, (PutFile(target / f"{i}.json", b"x"),))
+                CommitEntry(
+                    AttemptFinished(key=f"a/t/{i}", attempt=1),
+                    (PutFile(target / f"{i}.json", b"x"),),
+                )
             )
 
     _run(tmp_path, body)
@@ -102,16 +108,21 @@ def test_a_result_that_exists_fails_its_entry_alone(tmp_path: Path) -> None:
     outcomes: list[BaseException | None] = []
 
     async def body(committer: GroupCommitter) -> None:
-        taken = committer.submit(CommitEntry("e", {"n": 0}, (PutFile(existing, b"second"),)))
+        taken = committer.submit(
+            CommitEntry(AttemptFinished(key="a/t/0", attempt=1), (PutFile(existing, b"second"),))
+        )
         fresh = committer.submit(
-            CommitEntry("e", {"n": 1}, (PutFile(existing.with_name("1.json"), b"new"),))
+            CommitEntry(
+                AttemptFinished(key="a/t/1", attempt=1),
+                (PutFile(existing.with_name("1.json"), b"new"),),
+            )
         )
         done = await asyncio.gather(taken, fresh, return_exceptions=True)
         outcomes.extend(d if isinstance(d, BaseException) else None for d in done)
 
     events = _run(tmp_path, body)
     assert isinstance(outcomes[0], FileExistsError) and outcomes[1] is None
-    assert [e["n"] for e in events] == [1]  # the failed entry's line is not written
+    assert _keys(events) == ["a/t/1"]  # the failed entry's line is not written
     assert existing.read_bytes() == b"first"  # never overwritten
     assert sorted(p.name for p in existing.parent.iterdir()) == ["0.json", "1.json"]  # no temp
 
@@ -127,7 +138,11 @@ def test_a_moved_file_is_fsynced_through_its_handle_then_renamed(
     target = tmp_path / "transcripts" / "0.jsonl"
 
     async def body(committer: GroupCommitter) -> None:
-        await committer.commit(CommitEntry("e", {}, (MoveFile(source, target, handle),)))
+        await committer.commit(
+            CommitEntry(
+                AttemptFinished(key="a/t/0", attempt=1), (MoveFile(source, target, handle),)
+            )
+        )
 
     _run(tmp_path, body)
     assert handle.closed and not source.exists()
@@ -153,17 +168,19 @@ def test_a_line_without_files_rides_on_the_batch_being_written(
 
     async def body(committer: GroupCommitter) -> None:
         finished = committer.submit(
-            CommitEntry("attempt_finished", {}, (PutFile(tmp_path / "0.json", b"x"),))
+            CommitEntry(
+                AttemptFinished(key="a/t/0", attempt=1), (PutFile(tmp_path / "0.json", b"x"),)
+            )
         )
         await asyncio.to_thread(blocked.wait, 10)  # the writer is inside the batch's files
-        started = committer.submit(CommitEntry("attempt_started", {}))
+        started = committer.submit(CommitEntry(AttemptStarted(key="b/t/0", attempt=1)))
         release.set()
         await asyncio.gather(finished, started)
         batches.append(committer.batches)
 
     events = _run(tmp_path, body)
     assert batches == [1]
-    assert [e["event"] for e in events] == ["attempt_finished", "attempt_started"]
+    assert [e.event for e in events] == ["attempt_finished", "attempt_started"]
 
 
 def test_aclose_commits_what_was_queued_but_not_awaited(tmp_path: Path) -> None:
@@ -171,11 +188,14 @@ def test_aclose_commits_what_was_queued_but_not_awaited(tmp_path: Path) -> None:
         # As Ctrl-C does: the cancelled attempts queue their records and nobody waits.
         for i in range(3):
             committer.submit(
-                CommitEntry("attempt_finished", {"i": i}, (PutFile(tmp_path / f"{i}.json", b"x"),))
+                CommitEntry(
+                    AttemptFinished(key=f"a/t/{i}", attempt=1),
+                    (PutFile(tmp_path / f"{i}.json", b"x"),),
+                )
             )
 
     events = _run(tmp_path, body)
-    assert [e["i"] for e in events] == [0, 1, 2]
+    assert _keys(events) == ["a/t/0", "a/t/1", "a/t/2"]
     assert all((tmp_path / f"{i}.json").is_file() for i in range(3))
 
 
@@ -202,15 +222,14 @@ def test_a_start_is_not_held_up_by_a_batch_of_other_attempts_files(
         finished = [
             committer.submit(
                 CommitEntry(
-                    "attempt_finished",
-                    {"key": f"a/t/{i}"},
+                    AttemptFinished(key=f"a/t/{i}", attempt=1),
                     (PutFile(tmp_path / f"{i}.json", b"x"),),
                 )
             )
             for i in range(3)
         ]
         await asyncio.to_thread(inside.wait, 10)  # the writer is inside the batch's files
-        started = committer.submit(CommitEntry("attempt_started", {"key": "b/t/0"}))
+        started = committer.submit(CommitEntry(AttemptStarted(key="b/t/0", attempt=1)))
         release_0.set()
         await asyncio.wait_for(started, 5)  # durable while entry 1's file is still held
         assert not any(f.done() for f in finished)
@@ -218,4 +237,4 @@ def test_a_start_is_not_held_up_by_a_batch_of_other_attempts_files(
         await asyncio.gather(*finished)
 
     events = _run(tmp_path, body)
-    assert [e["event"] for e in events] == ["attempt_started"] + ["attempt_finished"] * 3
+    assert [e.event for e in events] == ["attempt_started"] + ["attempt_finished"] * 3

@@ -5,28 +5,30 @@ import pytest
 
 from pairbench import RunDirError
 from pairbench.store import Journal, write_atomic
+from pairbench.store._events import AttemptFinished, AttemptStarted, RunResumed, RunStarted
 
 
 def test_journal_appends_and_reads_back(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     journal = Journal(path)
-    journal.append("attempt_started", key="a/t/0", attempt=1)
-    journal.append("attempt_finished", key="a/t/0", attempt=1, outcome="passed")
+    journal.append(AttemptStarted(key="a/t/0", attempt=1))
+    journal.append(AttemptFinished(key="a/t/0", attempt=1, outcome="passed"))
     journal.close()
     events = Journal.read(path)
-    assert [e["event"] for e in events] == ["attempt_started", "attempt_finished"]
-    assert events[1]["outcome"] == "passed"
+    assert [e.event for e in events] == ["attempt_started", "attempt_finished"]
+    assert isinstance(events[1], AttemptFinished)
+    assert events[1].outcome == "passed"
 
 
 def test_a_torn_last_line_is_dropped_on_read_and_cut_before_appending(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
-    good = json.dumps({"event": "run_started"}) + "\n"
+    good = json.dumps({"event": "run_started", "run_id": "r", "planned": 1}) + "\n"
     path.write_text(good + '{"event": "attempt_sta', encoding="utf-8")
-    assert [e["event"] for e in Journal.read(path)] == ["run_started"]
+    assert [e.event for e in Journal.read(path)] == ["run_started"]
     journal = Journal(path)
-    journal.append("run_resumed")
+    journal.append(RunResumed())
     journal.close()
-    assert [e["event"] for e in Journal.read(path)] == ["run_started", "run_resumed"]
+    assert [e.event for e in Journal.read(path)] == ["run_started", "run_resumed"]
 
 
 def test_a_corrupt_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
@@ -55,7 +57,7 @@ def test_a_failed_write_is_cut_back_so_later_lines_stay_readable(
 
     path = tmp_path / "journal.jsonl"
     journal = Journal(path)
-    journal.append("run_started")
+    journal.append(RunStarted(run_id="r", planned=1))
     size = path.stat().st_size
     real_write = os.write
 
@@ -65,9 +67,9 @@ def test_a_failed_write_is_cut_back_so_later_lines_stay_readable(
 
     monkeypatch.setattr("pairbench.store._journal.os.write", short_then_full)
     with pytest.raises(OSError, match="No space"):
-        journal.append("attempt_started", key="a/t/0", attempt=1)
+        journal.append(AttemptStarted(key="a/t/0", attempt=1))
     monkeypatch.setattr("pairbench.store._journal.os.write", real_write)
     assert path.stat().st_size == size
-    journal.append("attempt_started", key="a/t/0", attempt=1)
+    journal.append(AttemptStarted(key="a/t/0", attempt=1))
     journal.close()
-    assert [e["event"] for e in Journal.read(path)] == ["run_started", "attempt_started"]
+    assert [e.event for e in Journal.read(path)] == ["run_started", "attempt_started"]

@@ -14,6 +14,7 @@ from pairbench._errors import RunDirError
 from pairbench.report import build_summary, summarize
 from pairbench.schedule._plan import TrialKey
 from pairbench.store import Journal, RunDir, TrialTable, load_run, load_table, trial_row
+from pairbench.store._events import AttemptFinished, TrialRow
 from pairbench.store._records import Metric, TrialResult, usage_metrics
 
 
@@ -28,6 +29,11 @@ def _same(a: TrialTable, b: TrialTable) -> None:
         np.testing.assert_array_equal(a.calls[name], b.calls[name], err_msg=name)
 
 
+def _as_stored(row: TrialRow) -> TrialRow:
+    """``row`` written to JSON and read back, as the journal stores and reads it."""
+    return TrialRow.model_validate_json(row.model_dump_json())
+
+
 def test_row_keeps_provenance_and_never_writes_zero_for_missing() -> None:
     r = make_result(
         "a",
@@ -40,17 +46,17 @@ def test_row_keeps_provenance_and_never_writes_zero_for_missing() -> None:
         reason="model API 500",
     )
     row = trial_row(r, kept=False)
-    assert row["tool_client_ms"] == 20.0  # the median of the timed calls
-    assert row["cost_usd"] == 0.5 and row["cost_usd_prov"] == "estimated"
-    assert row["cost_usd_note"] == "list price v1"
-    assert row["input_tokens"] is None and row["input_tokens_prov"] == "missing"
-    assert row["input_tokens_note"] == "scripted agent reports no usage"
-    assert row["answer"] == "x" * 300 + "…"  # an excerpt, kept for the attention list
-    assert row["calls"] == [[10.0, None], [30.0, None], [20.0, None]]
+    assert row.tool_client_ms == 20.0  # the median of the timed calls
+    assert row.cost_usd == 0.5 and row.cost_usd_prov == "estimated"
+    assert row.cost_usd_note == "list price v1"
+    assert row.input_tokens is None and row.input_tokens_prov == "missing"
+    assert row.input_tokens_note == "scripted agent reports no usage"
+    assert row.answer == "x" * 300 + "…"  # an excerpt, kept for the attention list
+    assert row.calls == [(10.0, None), (30.0, None), (20.0, None)]
     passed = trial_row(make_result("a", "t", 1, final_answer="42"), kept=False)
-    assert passed["answer"] is None  # only listed outcomes keep their answer
+    assert passed.answer is None  # only listed outcomes keep their answer
     bare = trial_row(make_result("a", "t", 2, "not_run", metrics=False), kept=True)
-    assert bare["metrics"] is False and bare["wall_ms"] is None and bare["kept"] is True
+    assert bare.metrics is False and bare.wall_ms is None and bare.kept is True
     table = TrialTable.from_rows([row, bare])
     assert np.isnan(table.columns["input_tokens"]).all()  # missing is NaN, not 0
 
@@ -59,8 +65,8 @@ def test_npz_round_trip_and_json_rows_give_the_same_table(tmp_path: Path) -> Non
     results, infra = make_scenario()
     table = TrialTable.from_results(results, infra)
     # The journal stores rows as JSON: a table from parsed rows is the same table.
-    rows = [json.loads(json.dumps(trial_row(r, kept=False))) for r in results]
-    rows += [json.loads(json.dumps(trial_row(r, kept=True))) for r in infra]
+    rows = [_as_stored(trial_row(r, kept=False)) for r in results]
+    rows += [_as_stored(trial_row(r, kept=True)) for r in infra]
     _same(table, TrialTable.from_rows(rows))
     path = tmp_path / "trials.npz"
     path.write_bytes(table.to_bytes({"journal_bytes": 7}))
@@ -107,8 +113,10 @@ def _stored_run(tmp_path: Path, *, rows: bool) -> tuple[Path, list[TrialResult]]
     for r in stored:
         key = TrialKey(arm=r.arm, task=r.task, trial=r.trial)
         sha = run_dir.write_result(key, r)
-        extra = {"row": trial_row(r, kept=False)} if rows else {}
-        journal.append("attempt_finished", key=key.label, result="x", result_sha256=sha, **extra)
+        row = trial_row(r, kept=False) if rows else None
+        journal.append(
+            AttemptFinished(key=key.label, attempt=1, result="x", result_sha256=sha, row=row)
+        )
     journal.close()
     return run_dir.path, stored
 
@@ -132,7 +140,9 @@ def test_a_grown_journal_or_a_damaged_cache_is_rebuilt(tmp_path: Path) -> None:
     load_table(path)
     journal = Journal(path / "journal.jsonl")
     extra = make_result("remote-http", "close-issue", 3, "infra", metrics=False)
-    journal.append("attempt_finished", key="x", result="infra/x", row=trial_row(extra, kept=True))
+    journal.append(
+        AttemptFinished(key="x", attempt=1, result="infra/x", row=trial_row(extra, kept=True))
+    )
     journal.close()
     grown = load_table(path)
     assert grown.source == "journal" and int(grown.table.columns["kept"].sum()) == 1
@@ -173,9 +183,9 @@ def test_a_non_finite_metric_is_missing_with_its_reason_not_a_crash() -> None:
         calls=(float("inf"), 20.0),
     )
     row = trial_row(nan, kept=False)
-    assert row["input_tokens"] is None and row["input_tokens_prov"] == "missing"
-    assert row["input_tokens_note"] == "a non-finite value (nan) was recorded by provider usage"
-    assert row["tool_client_ms"] == 20.0 and row["calls"][0] == [None, None]
+    assert row.input_tokens is None and row.input_tokens_prov == "missing"
+    assert row.input_tokens_note == "a non-finite value (nan) was recorded by provider usage"
+    assert row.tool_client_ms == 20.0 and row.calls[0] == (None, None)
     other = make_result("b", "t", 0, tokens=Metric.measured(900.0, "provider usage"))
     summary = build_summary(make_run(arms=["a", "b"]), [nan, other], [])
     reasons = summary["cost"][0]["input_tokens"]["missing"]["reasons"]
@@ -211,15 +221,15 @@ def test_usage_split_and_models_round_trip_through_the_row_and_trials_npz(
     tmp_path: Path,
 ) -> None:
     results = _with_usage()
-    row = json.loads(json.dumps(trial_row(results[0], kept=False)))  # as the journal stores it
-    assert (row["input_tokens"], row["total_tokens"]) == (4312.0, 4367.0)
-    assert [row[n] for n in SPLIT] == [12.0, 300.0, 4000.0]
-    assert row["cache_read_input_tokens_prov"] == "measured"
-    assert row["cache_read_input_tokens_note"] == "provider usage"
-    assert json.loads(row["models"]) == ["model-x"]
+    row = _as_stored(trial_row(results[0], kept=False))  # as the journal stores it
+    assert (row.input_tokens, row.total_tokens) == (4312.0, 4367.0)
+    assert [getattr(row, n) for n in SPLIT] == [12.0, 300.0, 4000.0]
+    assert row.cache_read_input_tokens_prov == "measured"
+    assert row.cache_read_input_tokens_note == "provider usage"
+    assert row.models is not None and json.loads(row.models) == ["model-x"]
     bare = trial_row(results[1], kept=False)
-    assert all(bare[n] is None for n in NEW_COLUMNS) and bare["models"] is None
-    table = TrialTable.from_rows([row, json.loads(json.dumps(bare))])
+    assert all(getattr(bare, n) is None for n in NEW_COLUMNS) and bare.models is None
+    table = TrialTable.from_rows([row, _as_stored(bare)])
     path = tmp_path / "trials.npz"
     path.write_bytes(table.to_bytes({}))
     with np.load(path, allow_pickle=False) as data:
@@ -258,12 +268,15 @@ def test_a_trials_npz_from_before_the_new_columns_loads_them_as_missing(tmp_path
 
 
 def test_journal_rows_from_before_the_new_columns_load_them_as_missing(tmp_path: Path) -> None:
-    rows = [trial_row(r, kept=False) for r in _with_usage()]
-    for row in rows:
-        row.pop("models")
+    rows = []
+    for result in _with_usage():
+        # The row as an older pairbench wrote it into the journal: without those columns.
+        old = json.loads(trial_row(result, kept=False).model_dump_json())
+        old.pop("models")
         for name in NEW_COLUMNS:
             for key in (name, f"{name}_prov", f"{name}_note"):
-                row.pop(key)
+                old.pop(key)
+        rows.append(TrialRow.model_validate_json(json.dumps(old)))
     table = TrialTable.from_rows(rows)
     for name in NEW_COLUMNS:
         assert np.isnan(table.columns[name]).all()

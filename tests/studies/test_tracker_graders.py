@@ -124,8 +124,8 @@ def test_state_grader_rejects_a_failed_mutation_and_an_unreached_server(
 
     async def main() -> None:
         # A plan whose call fails (unknown repository) while the agent claims success.
-        from pairbench.agents._transcript import Transcript
         from pairbench.fixtures._mcp import McpSurface
+        from pairbench.store._transcript import Transcript
 
         fixture_dir = tmp_path / "claimed"
         async with McpSurface(

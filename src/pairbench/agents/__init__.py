@@ -11,8 +11,8 @@ from pairbench.agents._protocol import (
 )
 from pairbench.agents._scripted import ScriptedAgent
 from pairbench.agents._simulated import SimulatedAgent
-from pairbench.agents._transcript import Transcript
 from pairbench.agents.command import CommandAgent
+from pairbench.store._transcript import Transcript
 
 __all__ = [
     "BASE_ALLOW",

@@ -26,8 +26,8 @@ from typing import Any, Literal, NamedTuple
 
 from pairbench._process import spawn, stop_process
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
-from pairbench.agents._transcript import Transcript
 from pairbench.store._records import Metric, Seeding
+from pairbench.store._transcript import Transcript
 
 LINE_LIMIT = 64 * 1024 * 1024
 """Longest stdout line read (tool results can be large; asyncio's default is 64 KiB)."""

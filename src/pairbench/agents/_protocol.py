@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from pairbench.agents._transcript import Transcript
 from pairbench.store._records import Metric, Seeding
+from pairbench.store._transcript import Transcript
 
 
 class ToolSession(Protocol):

@@ -10,6 +10,7 @@ from pairbench.analysis import mcnemar_exact, paired_counts, wilson
 from pairbench.store._load_run import load_run, read_run_info
 from pairbench.store._records import SCORED_OUTCOMES
 from pairbench.store._run_dir import RunDir
+from pairbench.store._run_record import RunRecord
 
 TREATMENT_PATHS = {
     "arm": (),
@@ -61,18 +62,18 @@ def _matches(path: str, pattern: str) -> bool:
     return prefix_ok and (pattern.endswith(".") or len(parts) >= len(wanted))
 
 
-def _frozen(info: dict[str, Any]) -> dict[str, Any]:
+def _frozen(info: RunRecord) -> dict[str, Any]:
     """The identities a comparison checks, flattened to dotted paths."""
-    ident = dict(info.get("identities") or {})
+    ident = info.identities.model_dump() if info.identities else {}
     ident.pop("executable", None)
     ident.pop("platform", None)  # machine identity: where it ran, not what ran
     flat: dict[str, Any] = {}
     _flatten(
         {
-            "experiment_model": info.get("experiment_model") or {},
+            "experiment_model": info.experiment_model or {},
             "identities": ident,
-            "run_seed": info.get("run_seed"),
-            "case_set": info.get("case_set"),
+            "run_seed": info.run_seed,
+            "case_set": info.case_set,
         },
         "",
         flat,
@@ -89,7 +90,7 @@ def compare_runs(run_a: Path, run_b: Path, treatment: str | None = None) -> Comp
     """
     info_a = read_run_info(RunDir.open(run_a))
     info_b = read_run_info(RunDir.open(run_b))
-    model = info_a.get("experiment_model") or {}
+    model = info_a.experiment_model or {}
     chosen = treatment or str(model.get("treatment", "arm"))
     allowed = TREATMENT_PATHS.get(chosen, ())
     fa, fb = _frozen(info_a), _frozen(info_b)
@@ -103,7 +104,7 @@ def compare_runs(run_a: Path, run_b: Path, treatment: str | None = None) -> Comp
     a = {(r.arm, r.task, r.trial): r for r in load_run(run_a).results}
     b = {(r.arm, r.task, r.trial): r for r in load_run(run_b).results}
     rows = []
-    for arm in info_a.get("arms", []):
+    for arm in info_a.arms:
         keys = sorted(
             k
             for k in a.keys() & b.keys()

@@ -21,7 +21,6 @@ import json
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -30,11 +29,13 @@ from pairbench.freeze._hashing import sha256_path
 from pairbench.freeze._lock import build_lock, read_lock
 from pairbench.freeze._verify import Mismatch, diff_locks
 from pairbench.spec._load import load_experiment
+from pairbench.store._events import AttemptFinished, TrialRow
 from pairbench.store._journal import Journal, check_chain
 from pairbench.store._load_run import read_run_info
 from pairbench.store._records import TrialResult
 from pairbench.store._row import trial_row
 from pairbench.store._run_dir import RunDir
+from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
 
 PARTIAL = "partial verification: written before journal chaining"
@@ -74,15 +75,11 @@ def _check_file(run_dir: Path, kind: str, rel: object, expected: object) -> Mism
     return None if found == expected else Mismatch(kind, rel, str(expected), found)
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def _check_row(run_dir: Path, line: int, event: dict[str, Any]) -> Mismatch | None:
+def _check_row(run_dir: Path, line: int, event: AttemptFinished) -> Mismatch | None:
     """The journal line's row and outcome are those of the result file it names (whose
     hash was checked): a row is what reports count, so an edited one is a changed count."""
-    rel, row = event.get("result"), event.get("row")
-    path = _inside(run_dir, rel) if isinstance(rel, str) else None
+    rel, row = event.result, event.row
+    path = _inside(run_dir, rel) if rel is not None else None
     if path is None or not path.is_file():
         return None  # named by the file check already
     try:
@@ -90,19 +87,19 @@ def _check_row(run_dir: Path, line: int, event: dict[str, Any]) -> Mismatch | No
     except (OSError, ValueError):
         return Mismatch("result", str(rel), "a pairbench result", "not one")
     where = f"journal.jsonl:{line}"
-    if event.get("outcome") != result.outcome:
-        return Mismatch("row", where, f"outcome {result.outcome} ({rel})", event.get("outcome"))
+    if event.outcome != result.outcome:
+        return Mismatch("row", where, f"outcome {result.outcome} ({rel})", event.outcome)
     if row is None:
         return None  # a line from before rows were journaled
     kept = not str(rel).startswith("results/")
     expected = trial_row(result, kept=kept)
-    if _canonical(expected) != _canonical(row):
-        diff = sorted(k for k in expected.keys() | row.keys() if expected.get(k) != row.get(k))
+    if expected != row:
+        diff = sorted(k for k in TrialRow.model_fields if getattr(expected, k) != getattr(row, k))
         return Mismatch("row", where, f"the row of {rel}", f"a row differing in {diff}")
     return None
 
 
-def _check_journal(opened: RunDir, out: list[Mismatch]) -> tuple[list[dict[str, Any]], bool]:
+def _check_journal(opened: RunDir, out: list[Mismatch]) -> tuple[list[TrialRow], bool]:
     """The chain, then each finished attempt's files and row; returns the rows and whether
     the journal is chained."""
     run_dir = opened.path
@@ -110,27 +107,29 @@ def _check_journal(opened: RunDir, out: list[Mismatch]) -> tuple[list[dict[str, 
     for line, problem in chain.problems:
         kind = "run.json" if line == 1 and "run.json" in problem else "journal"
         out.append(Mismatch(kind, f"journal.jsonl:{line}", "an unbroken hash chain", problem))
-    rows: list[dict[str, Any]] = []
+    rows: list[TrialRow] = []
     journaled: set[str] = set()
     line = 0
     for line, event in enumerate(Journal.read(opened.journal_path), start=1):
-        if event.get("event") != "attempt_finished":
+        if not isinstance(event, AttemptFinished):
             continue
         result_ok = True
-        for kind in ("result", "transcript"):
-            rel = event.get(kind)
-            if isinstance(rel, str):
+        for kind, rel, digest in (
+            ("result", event.result, event.result_sha256),
+            ("transcript", event.transcript, event.transcript_sha256),
+        ):
+            if rel is not None:
                 journaled.add(rel)
-            found = _check_file(run_dir, kind, rel, event.get(f"{kind}_sha256"))
+            found = _check_file(run_dir, kind, rel, digest)
             if found:
                 out.append(found)
                 result_ok = result_ok and kind != "result"
-        if event.get("result") is not None and result_ok:
+        if event.result is not None and result_ok:
             bad = _check_row(run_dir, line, event)
             if bad:
                 out.append(bad)
-            if isinstance(event.get("row"), dict):
-                rows.append(event["row"])
+            if event.row is not None:
+                rows.append(event.row)
     for folder in ("results", "infra", "interrupted", "transcripts"):
         root = run_dir / folder
         for path in sorted(root.rglob("*")) if root.is_dir() else []:
@@ -150,7 +149,7 @@ def _same_table(a: TrialTable, b: TrialTable) -> bool:
     )
 
 
-def _check_table(opened: RunDir, rows: list[dict[str, Any]], head: str) -> Mismatch | None:
+def _check_table(opened: RunDir, rows: list[TrialRow], head: str) -> Mismatch | None:
     path = opened.path / "trials.npz"
     if not path.is_file():
         return None  # a cache: reports rebuild it from the journal
@@ -212,9 +211,9 @@ def _check_reports(opened: RunDir, head: str, out: list[Mismatch]) -> None:
             )
 
 
-def _check_lock(run_dir: Path, info: dict[str, Any], out: list[Mismatch]) -> None:
+def _check_lock(run_dir: Path, info: RunRecord, out: list[Mismatch]) -> None:
     stored = run_dir / "lock.json"
-    expected = info.get("lock_sha256")
+    expected = info.lock_sha256
     if not expected:
         return
     if not stored.is_file():
@@ -223,7 +222,7 @@ def _check_lock(run_dir: Path, info: dict[str, Any], out: list[Mismatch]) -> Non
     if sha256_path(stored) != expected:
         out.append(Mismatch("lock", "lock.json", expected, sha256_path(stored)))
         return
-    exp_file = Path(str(info.get("experiment_file", "")))
+    exp_file = Path(info.experiment_file or "")
     try:
         frozen = read_lock(stored)
     except SpecError:  # its bytes match run.json's hash: run.json was edited too

@@ -32,17 +32,16 @@ def arm_identities(frame: Frame) -> list[dict[str, Any]]:
     """Per arm in declared order, from run.json ``identities.arms.<arm>`` (falling back to
     ``agents.<arm>`` for runs that predate identities), with the models its records saw."""
     run = frame.run
-    identities = (run.get("identities") or {}).get("arms") or {}
-    agents = run.get("agents") or {}
+    identities = run.arm_identities()
     out = []
     for i, arm in enumerate(frame.arms):
         ident: Mapping[str, Any] = identities.get(arm) or {}
-        agent: Mapping[str, Any] = agents.get(arm) or {}
-        settings: Mapping[str, Any] = agent.get("settings") or {}
+        agent = run.agents.get(arm)
+        settings: Mapping[str, Any] = (agent.settings if agent else None) or {}
         out.append(
             {
                 "arm": arm,
-                "agent": _text(ident.get("agent", agent.get("adapter"))),
+                "agent": _text(ident.get("agent", agent.adapter if agent else None)),
                 "model": _text(ident.get("model", settings.get("model"))),
                 "tool_discovery": _text(ident.get("tool_discovery")),
                 "agent_version": _text(ident.get("agent_version")),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from pairbench.analysis import median, wilson
 from pairbench.schedule import derive_run_seed
+from pairbench.store._run_record import RunRecord
 
 CONFIDENCE = 0.95
 """Every interval in the report is at this confidence (ARCHITECTURE.md, Analysis defaults)."""
@@ -43,13 +44,12 @@ def ci95(low: float | None, high: float | None) -> list[float] | None:
     return None if low is None or high is None else [low, high]
 
 
-def run_seed(run: Mapping[str, Any]) -> int:
+def run_seed(run: RunRecord) -> int:
     """run.json's ``run_seed``; for a run.json without one, the runner's default from the run ID."""
-    seed = run.get("run_seed")
-    return int(seed) if seed is not None else derive_run_seed(str(run.get("run_id")))
+    return run.run_seed if run.run_seed is not None else derive_run_seed(run.run_id)
 
 
-def bootstrap_seed(run: Mapping[str, Any], *parts: str) -> int:
+def bootstrap_seed(run: RunRecord, *parts: str) -> int:
     """The seed of one bootstrap in the report, derived from the run seed.
 
     The first 8 bytes (big-endian) of ``sha256("pairbench.report|<run_seed>|<part>|...")``,
@@ -60,8 +60,7 @@ def bootstrap_seed(run: Mapping[str, Any], *parts: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
 
-def timeout_ms(run: Mapping[str, Any]) -> float | None:
+def timeout_ms(run: RunRecord) -> float | None:
     """The trial timeout in ms from run.json ``policies.budget.trial_timeout_s``; None if absent."""
-    budget = (run.get("policies") or {}).get("budget") or {}
-    value = budget.get("trial_timeout_s")
-    return None if value is None else 1000.0 * float(value)
+    value = run.trial_timeout_s()
+    return None if value is None else 1000.0 * value

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from pairbench.report._common import ordered_unique, timeout_ms
 from pairbench.store._records import SCORED_OUTCOMES
+from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
 
 Ints = npt.NDArray[np.int64]
@@ -48,7 +49,7 @@ def _first_of_groups(sort_keys: Sequence[npt.NDArray[Any]]) -> tuple[Ints, Ints]
 class Frame:
     """Row indices and per-row arrays the summary sections share."""
 
-    run: Mapping[str, Any]
+    run: RunRecord
     table: TrialTable
     arms: list[str]
     tasks: list[str]
@@ -68,6 +69,8 @@ class Frame:
     first: Ints
     """Per trial, its first attempt: the earliest kept infra attempt, else the final record."""
     limit_ms: float | None
+    reviews: Sequence[Mapping[str, Any]] = ()
+    """Manual review notes (``manual_review.json``), shown beside the machine outcome."""
 
     def mask(self, *outcomes: str) -> Bools:
         """Per row: is its outcome one of ``outcomes``."""
@@ -84,7 +87,7 @@ class Frame:
 
     def labels(self) -> dict[str, dict[str, Any]]:
         """Task labels from run.json; for an undeclared task, its first record's labels."""
-        out = {str(t["id"]): dict(t.get("labels") or {}) for t in self.run.get("tasks", [])}
+        out = {t.id: dict(t.labels or {}) for t in self.run.tasks}
         col, cats = self.table.columns["labels"], self.table.categories["labels"]
         names = self.table.categories["task"]
         codes = self.table.columns["task"]
@@ -96,11 +99,13 @@ class Frame:
         return out
 
 
-def build_frame(run: Mapping[str, Any], table: TrialTable) -> Frame:
-    """Index ``table`` for the summary of the run whose run.json is ``run``."""
+def build_frame(
+    run: RunRecord, table: TrialTable, reviews: Sequence[Mapping[str, Any]] = ()
+) -> Frame:
+    """Index ``table`` for the summary of ``run``."""
     cols = table.columns
-    arms = ordered_unique((str(a) for a in run.get("arms", [])), table.categories["arm"])
-    declared = (str(t["id"]) for t in run.get("tasks", []))
+    arms = ordered_unique(run.arms, table.categories["arm"])
+    declared = (t.id for t in run.tasks)
     tasks = ordered_unique(declared, table.categories["task"])
     arm = _positions(table.categories["arm"], arms)[cols["arm"]]
     task = _positions(table.categories["task"], tasks)[cols["task"]]
@@ -153,4 +158,5 @@ def build_frame(run: Mapping[str, Any], table: TrialTable) -> Frame:
         scored=scored,
         first=first,
         limit_ms=timeout_ms(run),
+        reviews=reviews,
     )

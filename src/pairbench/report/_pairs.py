@@ -37,7 +37,7 @@ def pair_summaries(
     family (with, without); undeclared ones get none.
     """
     run, arms = frame.run, frame.arms
-    comparisons = run.get("comparisons", [])
+    comparisons = run.comparisons
     task_sort = np.argsort(np.argsort(np.array(frame.tasks, dtype=object), kind="stable"))
     passed = frame.mask("passed")
     out: list[dict[str, Any]] = []

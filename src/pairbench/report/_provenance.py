@@ -9,16 +9,17 @@ from typing import Any
 import numpy as np
 
 from pairbench.report._frame import Frame
+from pairbench.store._run_record import RunRecord
 
 
-def run_provenance(run: Mapping[str, Any]) -> dict[str, Any]:
+def run_provenance(run: RunRecord) -> dict[str, Any]:
     """The pre-registration facts from run.json (None where the run predates them)."""
     return {
-        "case_set": run.get("case_set"),
-        "campaign": run.get("campaign"),
-        "lock_sha256": run.get("lock_sha256"),
-        "lock_verified": run.get("lock_verified"),
-        "accepted_harness_change": run.get("accepted_harness_change"),
+        "case_set": run.case_set,
+        "campaign": run.campaign,
+        "lock_sha256": run.lock_sha256,
+        "lock_verified": run.lock_verified,
+        "accepted_harness_change": run.accepted_harness_change,
     }
 
 
@@ -54,7 +55,7 @@ def seeding(frame: Frame) -> list[dict[str, Any]]:
 
 def manual_review(frame: Frame) -> list[dict[str, Any]]:
     """Review notes from ``manual_review.json`` beside each trial's machine outcome."""
-    notes = [n for n in frame.run.get("manual_review") or [] if isinstance(n, Mapping)]
+    notes = [n for n in frame.reviews if isinstance(n, Mapping)]
     if not notes:
         return []
     table, final = frame.table, frame.final

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict
-
 from pairbench._model import Frozen
 
 
 class Record(Frozen):
-    """Frozen, no unknown keys, and each field's docstring as its description (the schema
-    reference, SUMMARY_SCHEMA.md, is generated from those descriptions)."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    """Frozen, no unknown keys; each field's docstring is its meaning in the schema
+    reference, SUMMARY_SCHEMA.md (``_schema_doc`` reads them from the source: asking
+    pydantic to keep them would read this source on every import, ~60 ms per report)."""
 
 
 class Proportion(Record):

@@ -24,6 +24,7 @@ from pairbench.report._replacements import (
 )
 from pairbench.report._schema import SCHEMA_ID, Summary
 from pairbench.store._records import SCORED_OUTCOMES, TrialResult
+from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
 
 OUTCOME_ORDER = (
@@ -103,24 +104,27 @@ def _attention(frame: Frame, planned: int) -> dict[str, Any]:
     return out
 
 
-def _planned(run: Mapping[str, Any]) -> int:
+def _planned(run: RunRecord) -> int:
     # run.json may carry the count itself, the schedule as a list of planned trials, or a
     # schedule model dump whose pairs each list the arms they run.
-    if isinstance(run.get("planned_trials"), int):
-        return int(run["planned_trials"])
-    schedule = run.get("schedule") or []
+    if run.planned_trials is not None:
+        return run.planned_trials
+    schedule = run.schedule or []
     if isinstance(schedule, Mapping):
         return sum(len(p.get("order", [])) for p in schedule.get("pairs", []))
     return len(schedule)
 
 
 def build_summary(
-    run: Mapping[str, Any], results: Sequence[TrialResult], infra: Sequence[TrialResult]
+    run: RunRecord | Mapping[str, Any],
+    results: Sequence[TrialResult],
+    infra: Sequence[TrialResult],
 ) -> dict[str, Any]:
     """The summary of a run: every number the reports show, as plain JSON values.
 
-    ``run`` is the content of ``run.json``; ``results`` are the final records (one per
-    arm, task and trial; planned trials with no record may come as ``not_run``), and
+    ``run`` is the run (``read_run_info``) or the content of ``run.json``; ``results``
+    are the final records (one per arm, task and trial; planned trials with no record may
+    come as ``not_run``), and
     ``infra`` the attempts kept beside them: infra failures and interrupted attempts,
     each counted by its own outcome. The schema is the model ``_schema.Summary``,
     documented in ``SUMMARY_SCHEMA.md`` next to this module. Same as :func:`summarize` on
@@ -135,39 +139,54 @@ def build_summary(
 
 
 def summarize(
-    run: Mapping[str, Any], table: TrialTable, *, bootstrap_reps: int = BOOTSTRAP_REPS
+    run: RunRecord | Mapping[str, Any],
+    table: TrialTable,
+    *,
+    bootstrap_reps: int = BOOTSTRAP_REPS,
+    journal_head: str | None = None,
+    reviews: Sequence[Mapping[str, Any]] = (),
+    reviews_sha256: str | None = None,
 ) -> dict[str, Any]:
     """The summary of a run from its trial table (``pairbench.store.load_table``).
 
-    Rows with ``kept`` false are final records, the others attempts kept beside them.
-    ``bootstrap_reps`` sets the resamples of each task-clustered interval (recorded).
+    ``run`` is the run as ``read_run_info`` gives it (a run.json mapping is read the same
+    way). Rows with ``kept`` false are final records, the others attempts kept beside them.
+    ``bootstrap_reps`` sets the resamples of each task-clustered interval; it, the
+    ``journal_head`` the table was read at and the manual ``reviews`` file's hash are
+    recorded, so ``verify`` can rebuild the same bytes.
     """
-    frame = build_frame(run, table)
+    if not isinstance(run, RunRecord):
+        run = RunRecord.model_validate(run)
+    frame = build_frame(run, table, reviews)
     arms, tasks = frame.arms, frame.tasks
     values = {name: metric_values(table, name, frame.limit_ms) for name in METRICS}
     with_, without = passed_with(frame), passed_without(frame)
-    experiment = run.get("experiment") or {}
+    experiment = run.experiment
     planned = _planned(run)
     ran = int((~frame.mask("not_run")[frame.final]).sum())
     labels = frame.labels()
     tiers = {t: labels.get(t, {}).get("tier") for t in tasks}
-    simulated = bool(run.get("agent_simulated")) or bool(table.columns["simulated"].any())
+    simulated = bool(run.agent_simulated) or bool(table.columns["simulated"].any())
     built = {
         "schema_id": SCHEMA_ID,
         "confidence": CONFIDENCE,
         "run": {
-            "run_id": run.get("run_id"),
-            "experiment": {k: experiment.get(k) for k in ("id", "version", "description")},
-            "status": run.get("status"),
-            "started_at": run.get("started_at"),
-            "ended_at": run.get("ended_at"),
+            "run_id": run.run_id,
+            "experiment": {
+                "id": experiment.id,
+                "version": experiment.version,
+                "description": experiment.description,
+            },
+            "status": run.status,
+            "started_at": run.started_at,
+            "ended_at": run.ended_at,
             "simulated": simulated,
             "arms": arms,
             "arm_identities": arm_identities(frame),
-            "comparisons": [list(c) for c in run.get("comparisons", [])],
+            "comparisons": [list(c) for c in run.comparisons],
             **run_provenance(run),
-            "journal_head": run.get("journal_head"),
-            "manual_review_sha256": run.get("manual_review_sha256"),
+            "journal_head": journal_head,
+            "manual_review_sha256": reviews_sha256,
         },
         "bootstrap_reps": bootstrap_reps,
         "empty": ran == 0 and not len(frame.kept),

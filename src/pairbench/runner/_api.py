@@ -10,7 +10,6 @@ import platform
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pairbench import _registry
 from pairbench._clock import now_iso
@@ -34,10 +33,12 @@ from pairbench.schedule._plan import Schedule, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
 from pairbench.spec._load import LoadedExperiment, load_experiment
 from pairbench.spec._secrets import require_secrets
+from pairbench.store._events import RunEnded, RunResumed, RunStarted
 from pairbench.store._load_run import check_run, read_run_info
 from pairbench.store._records import TrialResult
 from pairbench.store._run_dir import RunDir, new_run_id
 from pairbench.store._run_info import ExecutorRef, ExperimentRef, Policies, RunInfo, TaskRef
+from pairbench.store._run_record import RunExecutor
 
 
 @dataclass(frozen=True)
@@ -132,19 +133,18 @@ def _run_info(
 def _execute(
     loaded: LoadedExperiment,
     run_dir: RunDir,
-    info: dict[str, Any],
+    run_id: str,
+    schedule: Schedule,
+    chosen: ExecutorRef,
     state: RunState,
     concurrency: int,
     progress: bool,
 ) -> RunOutcome:
-    schedule = Schedule.model_validate(info["schedule"])
-    run_id = str(info["run_id"])
     rc = RunContext(loaded=loaded, run_dir=run_dir, run_id=run_id, canaries=[canary_for(run_id)])
     total = schedule.attempts
-    chosen = info["executor"]
     with (
         supervised(),  # no process of the run outlives it, even if this process is killed
-        attempt_runner(loaded, chosen["name"], chosen["address"]) as runner,
+        attempt_runner(loaded, chosen.name, chosen.address) as runner,
         RunProgress(total, enabled=progress) as bar,
     ):
         for _ in state.done:
@@ -169,7 +169,7 @@ def _mark_ended(run_dir: RunDir, status: str) -> None:
     """The run's status as a journal event (run.json is never rewritten)."""
     journal = run_dir.journal()
     try:
-        journal.append("run_ended", status=status)
+        journal.append(RunEnded(status=status))
     finally:
         journal.close()
 
@@ -224,21 +224,22 @@ def start_run(
     run_info = _run_info(
         loaded, run_id, schedule, workers, gate, ExecutorRef(name=executor, address=ray_address)
     )
-    info = run_info.model_dump(mode="json")
     # The planned order is on disk before the first attempt starts: the folder appears under
     # its name only with its plan and lock in it, and with this process as its writer.
     files = {"lock.json": lock_bytes, "run.json": run_info.encode()}
     with RunDir.create_locked(runs_dir, run_id, files, command="pairbench run") as run_dir:
         journal = run_dir.journal()
         journal.append(
-            "run_started",
-            run_id=run_id,
-            planned=schedule.attempts,
-            command="run",
-            executor=info["executor"],
+            RunStarted(
+                run_id=run_id,
+                planned=schedule.attempts,
+                executor=run_info.executor,
+            )
         )
         journal.close()
-        return _execute(loaded, run_dir, info, RunState(), workers, progress)
+        return _execute(
+            loaded, run_dir, run_id, schedule, run_info.executor, RunState(), workers, progress
+        )
 
 
 def resume_run(
@@ -267,7 +268,7 @@ def _resume(
     run_dir: RunDir, progress: bool, executor: str | None, ray_address: str | None
 ) -> RunOutcome:
     info = read_run_info(run_dir)
-    exp_file = Path(str(info.get("experiment_file", "")))
+    exp_file = Path(info.experiment_file or "")
     if not exp_file.is_file():
         raise RunDirError(
             f"{run_dir.run_json}: the experiment file {exp_file} no longer exists; "
@@ -277,21 +278,23 @@ def _resume(
     # As at the start: a ${env:NAME} an agent reads must be set now too (one clear error,
     # nothing changed), not an infra failure per attempt.
     require_secrets(loaded.experiment, str(exp_file))
-    if loaded.canonical_hash != info.get("canonical_hash"):
+    if loaded.canonical_hash != info.canonical_hash:
         raise ResumeRefused(
             f"refusing to resume {run_dir.path.name}: {exp_file} changed since the run started "
-            f"(canonical hash {info.get('canonical_hash')} then, {loaded.canonical_hash} now). "
+            f"(canonical hash {info.canonical_hash} then, {loaded.canonical_hash} now). "
             "Restore the original experiment, or start a new run."
         )
-    recorded = info.get("executor") or {"name": "local", "address": None}
-    name = executor or str(recorded["name"])
-    if ray_address is None and name == recorded["name"]:
-        ray_address = recorded.get("address")
+    recorded = info.executor or RunExecutor(name="local")
+    name = executor or recorded.name
+    if ray_address is None and name == recorded.name:
+        ray_address = recorded.address
     check_executor(loaded, name, ray_address)
-    info["executor"] = {"name": name, "address": ray_address}
-    schedule = Schedule.model_validate(info["schedule"])
+    chosen = ExecutorRef(name=name, address=ray_address)
+    schedule = Schedule.model_validate(info.schedule)
     state = recover_state(run_dir, schedule)
     journal = run_dir.journal()
-    journal.append("run_resumed", done=len(state.done), command="resume", executor=info["executor"])
+    journal.append(RunResumed(done=len(state.done), executor=chosen))
     journal.close()
-    return _execute(loaded, run_dir, info, state, int(info.get("concurrency", 1)), progress)
+    return _execute(
+        loaded, run_dir, info.run_id, schedule, chosen, state, info.concurrency or 1, progress
+    )

@@ -16,7 +16,6 @@ from pairbench._clock import now_iso
 from pairbench._template import render
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
-from pairbench.agents._transcript import Transcript
 from pairbench.fixtures._procs import FixtureError
 from pairbench.fixtures._protocol import Fixture, FixtureState, Probe
 from pairbench.grading._metrics import compute_metrics
@@ -28,6 +27,7 @@ from pairbench.runner._folders import folder_pool, short_tmp
 from pairbench.schedule._plan import Pair, TrialKey
 from pairbench.spec._models import McpServer, WebMcpPage
 from pairbench.store._records import Grade, Outcome, TrialResult
+from pairbench.store._transcript import Transcript
 
 
 @dataclass(frozen=True)
@@ -91,12 +91,12 @@ class _Attempt:
     started: str
 
     def record(self, outcome: Outcome, reason: str, **fields: Any) -> AttemptRecord:
-        """The attempt's record, with every secret value redacted (the verdicts in it were
-        judged before, on what the agent really produced)."""
+        """The attempt's record (secret values in it are redacted where it is stored:
+        ``RunDir.stage_record``)."""
         result = self.rc.new_result(
             self.key, self.pair, self.attempt, outcome, reason, started_at=self.started, **fields
         )
-        return AttemptRecord(result=self.rc.redact_result(result), transcript=self.transcript)
+        return AttemptRecord(result=result, transcript=self.transcript)
 
 
 @dataclass(frozen=True)

@@ -161,13 +161,6 @@ class RunContext:
             **fields,
         )
 
-    def redact_result(self, result: TrialResult) -> TrialResult:
-        """``result`` with every secret value redacted (itself when it holds none)."""
-        redactor = self.redactor()
-        if not redactor.found(result.model_dump_json()):
-            return result
-        return TrialResult.model_validate(redactor.redact_data(result.model_dump(mode="json")))
-
     def redact_attempt_files(self, rel: str) -> None:
         """Redact what an attempt left in its work and fixture folders (``rel``: see
         ``RunDir.fixture_rel``): files its agent, servers and fixture wrote."""

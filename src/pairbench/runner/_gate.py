@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from pairbench._errors import RunRefused
 from pairbench.freeze._lock import Lock, build_lock
 from pairbench.freeze._verify import verify_experiment
 from pairbench.spec._load import LoadedExperiment
+from pairbench.store._run_record import RunRecord
 
 HELD_OUT = "held-out"
 
@@ -39,13 +39,13 @@ def effective_case_set(loaded: LoadedExperiment, asked: str | None) -> str | Non
 def _held_out_campaigns(runs_dir: Path, lock_sha: str) -> list[str]:
     found = []
     for info_path in sorted(runs_dir.glob("*/run.json")) if runs_dir.is_dir() else []:
+        if info_path.parent.name.startswith("."):
+            continue  # a folder that never started
         try:
-            info = json.loads(info_path.read_text(encoding="utf-8"))
+            info = RunRecord.model_validate_json(info_path.read_bytes())
         except (OSError, ValueError):
-            continue
-        if not isinstance(info, dict) or info_path.parent.name.startswith("."):
-            continue  # not a run's run.json (damaged, or a folder that never started)
-        if info.get("case_set") == HELD_OUT and info.get("lock_sha256") == lock_sha:
+            continue  # not a run's run.json (damaged): verify and report name it
+        if info.case_set == HELD_OUT and info.lock_sha256 == lock_sha:
             found.append(info_path.parent.name)
     return found
 

@@ -29,7 +29,6 @@ from typing import Any
 
 from pairbench._clock import now_iso
 from pairbench._errors import RayExecutorError
-from pairbench.agents._transcript import Transcript
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._context import RunContext
 from pairbench.runner._ray_worker import (
@@ -44,6 +43,7 @@ from pairbench.schedule._plan import Pair, TrialKey
 from pairbench.spec._load import LoadedExperiment
 from pairbench.spec._models import Arm
 from pairbench.store._records import TrialResult
+from pairbench.store._transcript import Transcript
 
 EXECUTORS = ("local", "ray")
 """The executors ``run`` and ``resume`` accept."""

@@ -8,6 +8,7 @@ from typing import Any
 from pairbench.runner._run import RunState, planned_keys
 from pairbench.schedule._plan import Schedule, TrialKey
 from pairbench.store._atomic import sha256_file
+from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._journal import Journal
 from pairbench.store._records import FINAL_OUTCOMES, TrialResult
 from pairbench.store._row import trial_row
@@ -30,14 +31,13 @@ def recover_state(run_dir: RunDir, schedule: Schedule) -> RunState:
     finished: set[tuple[str, int]] = set()
     journaled: set[str] = set()
     for event in events:
-        key, attempt = event.get("key"), event.get("attempt")
-        if event["event"] == "attempt_started" and isinstance(key, str):
-            started[key] = max(started.get(key, 0), int(attempt or 0))
-        elif event["event"] == "attempt_finished" and isinstance(key, str):
-            finished.add((key, int(attempt or 0)))
-            journaled.update(str(event[f]) for f in ("result", "transcript") if event.get(f))
-            if event.get("outcome") == "infra":
-                state.infra[TrialKey.model_validate(_split(key))] += 1
+        if isinstance(event, AttemptStarted):
+            started[event.key] = max(started.get(event.key, 0), event.attempt)
+        elif isinstance(event, AttemptFinished):
+            finished.add((event.key, event.attempt))
+            journaled.update(f for f in (event.result, event.transcript) if f)
+            if event.outcome == "infra":
+                state.infra[TrialKey.model_validate(_split(event.key))] += 1
     for folder in ("results", "infra", "interrupted"):
         root = run_dir.path / folder
         for tmp in sorted(root.rglob(".*.tmp")) if root.is_dir() else []:
@@ -112,15 +112,14 @@ def _keep_interrupted(journal: Journal, run_dir: RunDir, key: TrialKey, last: in
         left.replace(target)
     kept = target.is_file()
     journal.append(
-        "attempt_finished",
-        key=key.label,
-        attempt=last,
-        outcome="interrupted",
-        result=None,
-        result_sha256=None,
-        transcript=_rel(run_dir, target) if kept else None,
-        transcript_sha256=sha256_file(target) if kept else None,
-        reason="the runner stopped before the attempt finished",
+        AttemptFinished(
+            key=key.label,
+            attempt=last,
+            outcome="interrupted",
+            transcript=_rel(run_dir, target) if kept else None,
+            transcript_sha256=sha256_file(target) if kept else None,
+            reason="the runner stopped before the attempt finished",
+        )
     )
 
 
@@ -141,16 +140,17 @@ def _journal_record(
         transcript = kept_stem.with_name(kept_stem.name + ".jsonl")
     has_transcript = transcript.is_file()
     journal.append(
-        "attempt_finished",
-        key=key.label,
-        attempt=result.attempt,
-        outcome=result.outcome,
-        result=_rel(run_dir, path),
-        result_sha256=sha256_file(path),
-        transcript=_rel(run_dir, transcript) if has_transcript else None,
-        transcript_sha256=sha256_file(transcript) if has_transcript else None,
-        recovered=True,
-        row=trial_row(result, kept=kept_stem is not None),
+        AttemptFinished(
+            key=key.label,
+            attempt=result.attempt,
+            outcome=result.outcome,
+            result=_rel(run_dir, path),
+            result_sha256=sha256_file(path),
+            transcript=_rel(run_dir, transcript) if has_transcript else None,
+            transcript_sha256=sha256_file(transcript) if has_transcript else None,
+            recovered=True,
+            row=trial_row(result, kept=kept_stem is not None),
+        )
     )
 
 

@@ -16,9 +16,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pairbench.agents._transcript import Transcript
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._ceiling import CostCeiling, Reservation, Spend
 from pairbench.runner._context import CANARY_ENV, RunContext
@@ -29,9 +27,11 @@ from pairbench.runner._warm import warm_servers
 from pairbench.schedule._plan import Pair, Schedule, TrialKey
 from pairbench.store._atomic import sha256_file
 from pairbench.store._commit import CommitEntry, GroupCommitter, MoveFile, PutFile
+from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._journal import Journal
 from pairbench.store._records import Outcome, TrialResult
 from pairbench.store._row import trial_row
+from pairbench.store._transcript import Transcript
 
 
 @dataclass
@@ -74,10 +74,10 @@ class Executor:
 
     # -- records ---------------------------------------------------------------------------
     def _event(
-        self, files: tuple[PutFile | MoveFile, ...], event: str, **fields: Any
+        self, files: tuple[PutFile | MoveFile, ...], event: AttemptStarted | AttemptFinished
     ) -> asyncio.Future[None]:
         """Queue one journal line (and the files it names) for the next group commit."""
-        return self.commits.submit(CommitEntry(event, fields, files))
+        return self.commits.submit(CommitEntry(event, files))
 
     def _rel(self, path: Path) -> str:
         return str(path.relative_to(self.rc.run_dir.path))
@@ -103,25 +103,27 @@ class Executor:
             # the file on disk is the evidence.
             transcript_sha = sha256_file(working) if working.exists() else None
         result = rec.result.model_copy(update={"transcript_sha256": transcript_sha})
-        if result.outcome in {"infra", "interrupted"}:
-            kind = "infra" if result.outcome == "infra" else "interrupted"
-            target = run_dir.kept_path(kind, key, result.attempt, ".jsonl")
-            stored = run_dir.stage_kept(kind, key, result)
+        kept = result.outcome if result.outcome in {"infra", "interrupted"} else None
+        if kept is not None:
+            target = run_dir.kept_path(kept, key, result.attempt, ".jsonl")
         else:
             target = run_dir.transcript_path(key)
-            stored = run_dir.stage_result(key, result)
+        # Redacted here, as it is stored: the verdicts in it were judged before, on what
+        # the agent really produced; the row is built from the record as stored.
+        stored, result = run_dir.stage_record(key, result, kept, self.rc.redactor())
         moved = () if transcript_sha is None else (MoveFile(working, target, handle),)
         return self._event(
             (*moved, stored),
-            "attempt_finished",
-            key=key.label,
-            attempt=result.attempt,
-            outcome=result.outcome,
-            result=self._rel(stored.path),
-            result_sha256=stored.sha256,
-            transcript=self._rel(target) if transcript_sha else None,
-            transcript_sha256=transcript_sha,
-            row=trial_row(result, kept=result.outcome in {"infra", "interrupted"}),
+            AttemptFinished(
+                key=key.label,
+                attempt=result.attempt,
+                outcome=result.outcome,
+                result=self._rel(stored.path),
+                result_sha256=stored.sha256,
+                transcript=self._rel(target) if transcript_sha else None,
+                transcript_sha256=transcript_sha,
+                row=trial_row(result, kept=result.outcome in {"infra", "interrupted"}),
+            ),
         )
 
     def _bare_result(
@@ -135,15 +137,14 @@ class Executor:
         stored = self.rc.run_dir.stage_result(key, result)
         return self._event(
             (stored,),
-            "attempt_finished",
-            key=key.label,
-            attempt=result.attempt,
-            outcome="not_run",
-            result=self._rel(stored.path),
-            result_sha256=stored.sha256,
-            transcript=None,
-            transcript_sha256=None,
-            row=trial_row(result, kept=False),
+            AttemptFinished(
+                key=key.label,
+                attempt=result.attempt,
+                outcome="not_run",
+                result=self._rel(stored.path),
+                result_sha256=stored.sha256,
+                row=trial_row(result, kept=False),
+            ),
         )
 
     # -- execution -------------------------------------------------------------------------
@@ -160,7 +161,7 @@ class Executor:
         attempt = self.state.attempts[key]
         try:
             # Durable before the agent starts: a crash can never hide an attempt that ran.
-            await self._event((), "attempt_started", key=key.label, attempt=attempt)
+            await self._event((), AttemptStarted(key=key.label, attempt=attempt))
             rec = await self.attempt_runner(self.rc, key, pair, attempt)
         except BaseException as exc:
             self.ceiling.release(held)

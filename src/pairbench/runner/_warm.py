@@ -10,6 +10,7 @@ from pairbench.agents._env import scrubbed_env
 from pairbench.fixtures._procs import FixtureError, WarmServer, start_warm_server
 from pairbench.runner._context import RunContext
 from pairbench.spec._models import McpServer, WebMcpPage
+from pairbench.store._events import WarmServerFailed
 from pairbench.store._journal import Journal
 
 
@@ -53,7 +54,7 @@ async def _start_with_retry(
     try:
         return await start_warm_server(name, spec, root, env)
     except FixtureError as first:
-        journal.append("warm_server_failed", server=name, error=str(first))
+        journal.append(WarmServerFailed(server=name, error=str(first)))
         try:
             return await start_warm_server(name, spec, root, env)
         except FixtureError as second:

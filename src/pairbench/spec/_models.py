@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, Literal
 
@@ -300,11 +301,13 @@ class Experiment(Frozen):
         return self.arms[arm].agent or self.agent
 
     def task(self, task_id: str) -> Task:
-        """The task with id ``task_id``."""
-        for task in self.tasks:
-            if task.id == task_id:
-                return task
-        raise KeyError(task_id)
+        """The task with id ``task_id`` (``KeyError`` if none has it)."""
+        return self._task_index[task_id]
+
+    @functools.cached_property
+    def _task_index(self) -> dict[str, Task]:
+        # Looked up several times per attempt: a scan of thousands of tasks would not do.
+        return {task.id: task for task in self.tasks}
 
     def tasks_in(self, case_set: str | None) -> list[Task]:
         """The tasks of one case set (all tasks when ``case_set`` is None)."""

@@ -3,8 +3,9 @@
 from typing import TYPE_CHECKING, Any
 
 from pairbench.store._atomic import sha256_file, write_atomic
+from pairbench.store._events import JournalEvent, TrialRow
 from pairbench.store._journal import Journal
-from pairbench.store._load_run import LoadedRun, load_run
+from pairbench.store._load_run import LoadedRun, load_run, read_run_info
 from pairbench.store._records import (
     FINAL_OUTCOMES,
     SCORED_OUTCOMES,
@@ -22,6 +23,8 @@ from pairbench.store._records import (
 )
 from pairbench.store._row import trial_row
 from pairbench.store._run_dir import RunDir, new_run_id
+from pairbench.store._run_record import RunRecord
+from pairbench.store._transcript import Transcript
 
 if TYPE_CHECKING:
     from pairbench.store._load_table import RunTable, load_table
@@ -46,22 +49,27 @@ __all__ = [
     "SCORED_OUTCOMES",
     "Grade",
     "Journal",
+    "JournalEvent",
     "LoadedRun",
     "Metric",
     "Metrics",
     "Outcome",
     "RunDir",
+    "RunRecord",
     "RunTable",
     "Security",
     "Seeding",
     "ToolCallTiming",
+    "Transcript",
     "TrialResult",
+    "TrialRow",
     "TrialTable",
     "Usage",
     "Validity",
     "load_run",
     "load_table",
     "new_run_id",
+    "read_run_info",
     "sha256_file",
     "trial_row",
     "usage_metrics",

@@ -23,10 +23,8 @@ a batch commits.
 **Usage**::
 
     committer = GroupCommitter(journal, run_dir.path)
-    await committer.commit(CommitEntry("attempt_started", {"key": "a/t/0", "attempt": 1}))
-    durable = committer.submit(
-        CommitEntry("attempt_finished", fields, (PutFile(result_path, data),))
-    )
+    await committer.commit(CommitEntry(AttemptStarted(key="a/t/0", attempt=1)))
+    durable = committer.submit(CommitEntry(finished, (PutFile(result_path, data),)))
     await durable                 # the files and the line are on disk
     await committer.aclose()      # commits whatever is still pending (Ctrl-C included)
 """
@@ -42,7 +40,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
+
+from pydantic import BaseModel
 
 from pairbench.store._atomic import fsync_dir
 from pairbench.store._journal import Journal
@@ -76,8 +76,8 @@ class MoveFile:
 class CommitEntry:
     """One journal event and the files it names; the files are durable before the line."""
 
-    event: str
-    fields: dict[str, Any]
+    event: BaseModel
+    """The line, as a model of ``_events.py``."""
     files: tuple[PutFile | MoveFile, ...] = ()
 
 
@@ -120,7 +120,7 @@ class GroupCommitter:
         """
         loop = self._loop = asyncio.get_running_loop()
         # Stamped now: "at" is when the event happened, not when its batch was written.
-        waiting = _Waiting(entry, Journal.encode(entry.event, **entry.fields), loop.create_future())
+        waiting = _Waiting(entry, Journal.encode(entry.event), loop.create_future())
         with self._lock:
             self._pending.append(waiting)
         if self._drainer is None or self._drainer.done():

@@ -11,28 +11,16 @@ the first link that does not hold.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pairbench._clock import now_iso
-from pairbench._errors import RunDirError
+from pydantic import BaseModel, ValidationError
 
-_TYPES: dict[str, tuple[type, ...]] = {
-    "key": (str,),
-    "attempt": (int,),
-    "outcome": (str, type(None)),
-    "result": (str, type(None)),
-    "result_sha256": (str, type(None)),
-    "transcript": (str, type(None)),
-    "transcript_sha256": (str, type(None)),
-    "row": (dict, type(None)),
-    "prev": (str,),
-}
-"""The type of each field that resume, verify and the trial table read from an event."""
+from pairbench._errors import RunDirError
+from pairbench.store._events import _KNOWN, EVENT_ADAPTER, JournalEvent, encode
 
 _FIX = (
     "Fix: restore the journal from a backup, or delete that line (`pairbench verify` then "
@@ -46,18 +34,18 @@ def json_kind(value: Any) -> str:
     return kinds.get(type(value), "number")
 
 
-def _event_problem(event: Any) -> str | None:
-    """What makes a parsed line not an event, or None."""
-    if not isinstance(event, dict):
-        return f"a JSON {json_kind(event)}, not an event object"
-    if not isinstance(event.get("event"), str):
+def _line_problem(exc: ValidationError) -> str:
+    """What makes a line not an event, on one line."""
+    err = exc.errors(include_url=False)[0]
+    loc = [str(part) for part in err["loc"]]
+    if loc and (loc[0] == "other" or loc[0] in _KNOWN):
+        loc = loc[1:]  # the union member's tag: the event's name, not a field
+    if err["type"] in ("model_type", "model_attributes_type", "dict_type") and not loc:
+        return f"a JSON {json_kind(err['input'])}, not an event object"
+    if loc == ["event"]:
         return "an object without an 'event' name"
-    for field, types in _TYPES.items():
-        value = event.get(field)
-        if field in event and (not isinstance(value, types) or isinstance(value, bool)):
-            wanted = {str: "a string", int: "a whole number", dict: "an object"}[types[0]]
-            return f"'{field}' is a JSON {json_kind(value)}, not {wanted}"
-    return None
+    what = str(err["msg"]).removeprefix("Input ")
+    return f"'{'.'.join(loc)}' {what}" if loc else what
 
 
 _PREV = re.compile(rb'^\{"prev": "([0-9a-f]{64})", ')
@@ -116,10 +104,12 @@ class Journal:
 
     **Usage**::
 
-        j = Journal(run_dir / "journal.jsonl")
-        j.append("attempt_started", key="baseline/t1/0", attempt=1)
+        j = Journal(run_dir / "journal.jsonl", genesis=run_json_sha256)
+        j.append(AttemptStarted(key="baseline/t1/0", attempt=1))
         j.close()
-        Journal.read(run_dir / "journal.jsonl")   # -> list of dicts, torn tail dropped
+        Journal.read(run_dir / "journal.jsonl")   # -> [AttemptStarted(...)], torn tail dropped
+
+    Every line is a model of ``_events.py`` (``JOURNAL_SCHEMA.md``).
     """
 
     def __init__(self, path: Path, genesis: str | None = None) -> None:
@@ -145,15 +135,14 @@ class Journal:
                 os.fsync(handle.fileno())
 
     @staticmethod
-    def encode(event: str, **fields: Any) -> bytes:
-        """One event as its journal line, stamped now and not yet linked (:meth:`write_lines`
-        links it: the chain's order is the order lines reach the file)."""
-        record = {"event": event, "at": now_iso(), **fields}
-        return (json.dumps(record, sort_keys=True, default=str) + "\n").encode("utf-8")
+    def encode(event: BaseModel) -> bytes:
+        """One event (a model of ``_events.py``) as its journal line, not yet linked
+        (:meth:`write_lines` links it: the chain's order is the order lines reach the file)."""
+        return encode(event)
 
-    def append(self, event: str, **fields: Any) -> None:
+    def append(self, event: BaseModel) -> None:
         """Write one event line and fsync it before returning."""
-        self.write_lines([self.encode(event, **fields)])
+        self.write_lines([encode(event)])
 
     def write_lines(self, bodies: list[bytes]) -> None:
         """Link encoded lines onto the chain, append them and fsync before returning (one
@@ -183,8 +172,8 @@ class Journal:
         os.close(self._fd)
 
     @staticmethod
-    def read(path: Path) -> list[dict[str, Any]]:
-        """Every complete event; a torn or unparsable last line is dropped.
+    def read(path: Path) -> list[JournalEvent]:
+        """Every complete event, as its model; a torn or unparsable last line is dropped.
 
         Raises ``RunDirError`` naming the file and line when any other line is not an
         event: the journal is written whole lines at a time, so that is damage, not a crash.
@@ -198,22 +187,21 @@ class Journal:
                 f"{path}: cannot read the journal ({exc.strerror or exc}). Fix: restore it "
                 "from a backup; it is the run's record"
             ) from None
-        events: list[dict[str, Any]] = []
+        events: list[JournalEvent] = []
+        validate = EVENT_ADAPTER.validate_json
         for index, raw in enumerate(lines):
             if not raw.strip():
                 continue
-            problem: str | None
             try:
-                event = json.loads(raw)
-            except ValueError as exc:  # not JSON, or not UTF-8
-                if index >= len(lines) - 2:
-                    break  # the torn tail of a crash
-                problem = f"not a JSON line ({exc})"
-            else:
-                problem = _event_problem(event)
-            if problem is not None:
-                raise RunDirError(f"{path}:{index + 1}: {problem}. {_FIX}")
-            events.append(event)
+                events.append(validate(raw))
+            except ValidationError as exc:
+                if exc.errors()[0]["type"] == "json_invalid":  # not JSON, or not UTF-8
+                    if index >= len(lines) - 2:
+                        break  # the torn tail of a crash
+                    problem = f"not a JSON line ({exc.errors()[0]['msg']})"
+                else:
+                    problem = _line_problem(exc)
+                raise RunDirError(f"{path}:{index + 1}: {problem}. {_FIX}") from None
         return events
 
 

@@ -11,14 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import TypeAdapter, ValidationError
 
 from pairbench._errors import RunDirError
 from pairbench.store._atomic import write_atomic
+from pairbench.store._events import AttemptFinished, TrialRow
 from pairbench.store._load_run import _records, read_run_info
+from pairbench.store._records import first_error
 from pairbench.store._run_dir import RunDir
+from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
 
 TABLE_FILE = "trials.npz"
+_ROWS: TypeAdapter[list[TrialRow]] = TypeAdapter(list[TrialRow])
 
 
 @dataclass(frozen=True)
@@ -26,35 +31,33 @@ class RunTable:
     """A run directory read back as columns, the way reports read it."""
 
     run_dir: RunDir
-    info: dict[str, Any]
+    info: RunRecord
     table: TrialTable
     """Every stored record, then a ``not_run`` row per planned trial without a result."""
     source: str
     """Where the rows came from: ``trials.npz``, ``journal`` or ``result files``."""
 
 
-def _journal_rows(run_dir: RunDir) -> list[dict[str, Any]] | None:
+def _journal_rows(run_dir: RunDir) -> list[TrialRow] | None:
     """Rows of every committed record, in journal order; None if an event predates rows."""
-    rows = []
+    rows: list[TrialRow] = []
     for event in run_dir.journal_events():
-        if event.get("event") != "attempt_finished" or event.get("result") is None:
+        if not isinstance(event, AttemptFinished) or event.result is None:
             continue  # a crash-recovered interrupted attempt left no record to tabulate
-        row = event.get("row")
-        if not isinstance(row, dict):
+        if event.row is None:
             return None
-        rows.append(row)
+        rows.append(event.row)
     return rows
 
 
 def _bad_row(run_dir: RunDir) -> str:
     """Which ``attempt_finished`` event holds the first row the table cannot take."""
     for event in run_dir.journal_events():
-        row = event.get("row")
-        if event.get("event") == "attempt_finished" and isinstance(row, dict):
+        if isinstance(event, AttemptFinished) and event.row is not None:
             try:
-                TrialTable.from_rows([row])
+                TrialTable.from_rows([event.row])
             except ValueError:
-                return f"the row of attempt {event.get('key')} (attempt {event.get('attempt')})"
+                return f"the row of attempt {event.key} (attempt {event.attempt})"
     return "a row"
 
 
@@ -109,9 +112,9 @@ def _stored_table(run_dir: RunDir, use_cache: bool = True) -> tuple[TrialTable, 
     return table, source
 
 
-def _not_run(run_dir: RunDir, info: dict[str, Any], table: TrialTable) -> TrialTable:
+def _not_run(run_dir: RunDir, info: RunRecord, table: TrialTable) -> TrialTable:
     """A ``not_run`` row for each planned trial that has no final result."""
-    schedule = info.get("schedule")
+    schedule = info.schedule
     if not isinstance(schedule, dict):
         return table
     final = ~table.columns["kept"]
@@ -128,9 +131,15 @@ def _not_run(run_dir: RunDir, info: dict[str, Any], table: TrialTable) -> TrialT
     try:
         rows = _not_run_rows(info, schedule, have)
         return table.concat(TrialTable.from_rows(rows)) if rows else table
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, ValidationError) as exc:
         # Read as plain JSON (a million pairs validate slowly), so its shape is checked here.
-        why = f"a pair has no {exc}" if isinstance(exc, KeyError) else str(exc)
+        why = (
+            f"a pair has no {exc}"
+            if isinstance(exc, KeyError)
+            else first_error(exc)
+            if isinstance(exc, ValidationError)
+            else str(exc)
+        )
         raise RunDirError(
             f"{run_dir.run_json}: the schedule is not a pairbench schedule ({why}). Fix: "
             "restore it from a backup (it holds the run's plan, which nothing else records)"
@@ -138,10 +147,10 @@ def _not_run(run_dir: RunDir, info: dict[str, Any], table: TrialTable) -> TrialT
 
 
 def _not_run_rows(
-    info: dict[str, Any], schedule: dict[str, Any], have: set[tuple[str, str, int]]
-) -> list[dict[str, Any]]:
-    status = str(info.get("status", "unknown"))
-    labels = {str(t["id"]): t.get("labels") or {} for t in info.get("tasks", [])}
+    info: RunRecord, schedule: dict[str, Any], have: set[tuple[str, str, int]]
+) -> list[TrialRow]:
+    status = info.status
+    labels = {t.id: t.labels or {} for t in info.tasks}
     rows = []
     for pair in schedule.get("pairs", []):
         task, trial = str(pair["task"]), int(pair["trial"])
@@ -159,11 +168,9 @@ def _not_run_rows(
                     "start_order": position,
                     "reason": f"no result: run {status}",
                     "labels": json.dumps(labels.get(task, {}), sort_keys=True),
-                    "valid": -1,
-                    "injection": -1,
                 }
             )
-    return rows
+    return _ROWS.validate_python(rows)  # in one call: a row at a time is slower
 
 
 def load_table(path: Path, *, use_cache: bool = True) -> RunTable:

@@ -84,6 +84,10 @@ class Redactor:
         """Does ``text`` hold any secret value (in any of its spellings)?"""
         return self._text is not None and self._text.search(text) is not None
 
+    def found_bytes(self, data: bytes) -> bool:
+        """Does ``data`` (a file's bytes) hold any secret value (in any UTF-8 spelling)?"""
+        return self._bytes is not None and self._bytes.search(data) is not None
+
     def redact(self, text: str) -> str:
         """``text`` with every spelling of every value replaced by its label."""
         if self._text is None:

@@ -10,6 +10,7 @@ import math
 import statistics
 from typing import Any
 
+from pairbench.store._events import TrialRow
 from pairbench.store._records import TrialResult
 
 ATTENTION = frozenset({"not_run", "infra", "interrupted", "agent_error"})
@@ -49,8 +50,8 @@ def _tri(value: bool | None) -> int:
     return -1 if value is None else int(value)
 
 
-def trial_row(result: TrialResult, *, kept: bool) -> dict[str, Any]:
-    """One record as the flat JSON row the journal stores and the table is built from."""
+def trial_row(result: TrialResult, *, kept: bool) -> TrialRow:
+    """One record as the flat row the journal stores and the table is built from."""
     m, sec, seeding = result.metrics, result.security, result.seeding
     row: dict[str, Any] = {
         "arm": result.arm,
@@ -105,12 +106,12 @@ def trial_row(result: TrialResult, *, kept: bool) -> dict[str, Any]:
     )
     # A trial's connect time is the sum over its servers; none if any part is not measured.
     whole = bool(parts) and all(p is not None for p in parts)
-    row["connect_ms"] = sum(p for p in parts if p is not None) if whole else None
+    row["connect_ms"] = math.fsum(p for p in parts if p is not None) if whole else None
     row["transport_failures"] = m.transport_failures if m else 0
     row["failure_kinds"] = (
         json.dumps(m.transport_failure_kinds) if m and m.transport_failure_kinds else None
     )
     row["calls"] = (
-        [[_or_none(c.client_ms), _or_none(c.server_ms)] for c in m.tool_calls] if m else []
+        [(_or_none(c.client_ms), _or_none(c.server_ms)) for c in m.tool_calls] if m else []
     )
-    return row
+    return TrialRow.model_validate(row)

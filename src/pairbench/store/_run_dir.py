@@ -20,9 +20,11 @@ from pairbench._errors import RunDirError
 from pairbench.schedule._plan import TrialKey
 from pairbench.store._atomic import fsync_dir, write_atomic
 from pairbench.store._commit import PutFile
+from pairbench.store._events import JournalEvent
 from pairbench.store._journal import Journal, journal_head
 from pairbench.store._lock import process_alive, try_writer_lock, writer_lock
 from pairbench.store._records import TrialResult, first_error
+from pairbench.store._redact import Redactor
 
 _STAGING = re.compile(r"^\.(?P<run_id>.+)\.tmp-(?P<pid>\d+)$")
 """``.<run-id>.tmp-<pid>``: a new run folder before it is renamed to ``<run-id>``."""
@@ -208,9 +210,26 @@ class RunDir:
         """:meth:`write_result` as a file for the group committer (``_commit.py``) to write."""
         return PutFile(self.result_path(key), _dump(result), overwrite=False)
 
-    def stage_kept(self, kind: str, key: TrialKey, result: TrialResult) -> PutFile:
-        """:meth:`write_kept` as a file for the group committer to write."""
-        return PutFile(self.kept_path(kind, key, result.attempt, ".json"), _dump(result), True)
+    def stage_record(
+        self, key: TrialKey, result: TrialResult, kept: str | None, redactor: Redactor
+    ) -> tuple[PutFile, TrialResult]:
+        """An attempt's record as the group committer writes it, every secret value
+        redacted: (the file, the result as stored). ``kept``: ``infra`` or ``interrupted``
+        for an attempt kept beside the final one, None for the final result.
+
+        The file's bytes are searched, not a second dump of the record: one serialization
+        per attempt when nothing is secret (the common case). A hit redacts the record's
+        strings (never its JSON text, which a value holding a quote could cut across).
+        """
+        data = _dump(result)
+        if redactor.found_bytes(data):
+            result = TrialResult.model_validate(
+                redactor.redact_data(result.model_dump(mode="json"))
+            )
+            data = _dump(result)
+        if kept is None:
+            return PutFile(self.result_path(key), data, overwrite=False), result
+        return PutFile(self.kept_path(kept, key, result.attempt, ".json"), data, True), result
 
     def has_result(self, key: TrialKey) -> bool:
         return self.result_path(key).is_file()
@@ -261,5 +280,6 @@ class RunDir:
                 "restore it from a backup; it is the run's record"
             ) from None
 
-    def journal_events(self) -> list[dict[str, Any]]:
+    def journal_events(self) -> list[JournalEvent]:
+        """Every journal line, as its model (``_events.py``)."""
         return Journal.read(self.journal_path)

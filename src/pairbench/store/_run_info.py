@@ -42,10 +42,12 @@ class TaskRef(Frozen):
 
 
 class ExecutorRef(Frozen):
-    """Where attempts ran at the start: ``local`` or ``ray`` (and its address)."""
+    """Where attempts run: ``local`` or ``ray`` (and its address)."""
 
     name: str
+    """``local`` or ``ray``."""
     address: str | None = None
+    """The Ray cluster's address (null: a new local Ray, or the local executor)."""
 
 
 class Policies(Frozen):

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from pairbench.store._events import TrialRow
 from pairbench.store._records import TrialResult
 from pairbench.store._row import METRIC_COLUMNS, trial_row
 
@@ -136,47 +137,44 @@ class TrialTable:
 
     # -- building ------------------------------------------------------------------------
     @classmethod
-    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> TrialTable:
+    def from_rows(cls, rows: Iterable[TrialRow]) -> TrialTable:
         """Build from :func:`trial_row` rows (in this order).
 
-        Raises ``ValueError`` for a row that :func:`trial_row` could not have made (a
-        field missing, of the wrong type, or out of its column's range).
+        Raises ``ValueError`` for a row whose value does not fit its column (a trial
+        number past the column's range).
         """
         try:
             return cls._from_rows(list(rows))
-        except KeyError as exc:
-            raise ValueError(f"it has no {exc}") from exc
         except (TypeError, IndexError, OverflowError) as exc:
             raise ValueError(str(exc)) from exc
 
     @classmethod
-    def _from_rows(cls, rows: list[Mapping[str, Any]]) -> TrialTable:
+    def _from_rows(cls, rows: list[TrialRow]) -> TrialTable:
         columns: dict[str, npt.NDArray[Any]] = {}
         categories: dict[str, list[str]] = {}
         for name in _CAT:
             index: dict[str, int] = {}
             codes = [
-                -1 if (v := r.get(name)) is None else index.setdefault(v, len(index)) for r in rows
+                -1 if (v := getattr(r, name)) is None else index.setdefault(v, len(index))
+                for r in rows
             ]
             columns[name] = np.array(codes, dtype=np.int32)
             categories[name] = list(index)
-            if not all(isinstance(v, str) for v in index):
-                raise ValueError(f"a row's {name!r} is not a string")
         for name, dtype in _INT.items():
-            columns[name] = np.array([r[name] for r in rows], dtype=dtype)
+            columns[name] = np.array([getattr(r, name) for r in rows], dtype=dtype)
         for name in _TRI:
-            columns[name] = np.array([r.get(name, -1) for r in rows], dtype=np.int8)
+            columns[name] = np.array([getattr(r, name) for r in rows], dtype=np.int8)
         for name in _BOOL:
-            columns[name] = np.array([bool(r.get(name)) for r in rows], dtype=np.bool_)
+            columns[name] = np.array([getattr(r, name) for r in rows], dtype=np.bool_)
         for name in _FLOAT:
-            values = [r.get(name) for r in rows]
+            values = [getattr(r, name) for r in rows]
             columns[name] = np.array(
                 [math.nan if v is None else v for v in values], dtype=np.float64
             )
         for name in _COUNT:
-            columns[name] = np.array([r.get(name) or 0 for r in rows], dtype=np.int32)
-        owner = [i for i, r in enumerate(rows) for _ in r.get("calls") or []]
-        pairs = [c for r in rows for c in r.get("calls") or []]
+            columns[name] = np.array([getattr(r, name) for r in rows], dtype=np.int32)
+        owner = [i for i, r in enumerate(rows) for _ in r.calls]
+        pairs = [c for r in rows for c in r.calls]
         calls = {
             "row": np.array(owner, dtype=np.int64),
             "client_ms": np.array(

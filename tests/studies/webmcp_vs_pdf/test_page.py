@@ -19,11 +19,11 @@ import anyio
 import httpx
 import pytest
 
-from pairbench.agents._transcript import Transcript
 from pairbench.fixtures._procs import start_warm_server
 from pairbench.fixtures._webmcp import WebMcpSurface, chromium_problem, launch_chromium
 from pairbench.spec import load_experiment
 from pairbench.spec._models import Tools, WebMcpPage
+from pairbench.store._transcript import Transcript
 from pairbench.studies.webmcp_vs_pdf import (
     PDF_SHA256,
     STUDY,

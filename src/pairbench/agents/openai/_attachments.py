@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import openai
 
-from pairbench.agents._transcript import Transcript
+from pairbench.store._transcript import Transcript
 
 AttachmentMode = Literal["file", "text", "auto"]
 

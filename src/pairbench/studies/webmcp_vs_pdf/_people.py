@@ -84,13 +84,13 @@ def run_summaries(runs_dir: Path | None) -> list[RunSummary]:
             run = load_run(path)
         except (OSError, ValueError, KeyError, PairbenchError):
             continue
-        if str(run.info.get("experiment", {}).get("id")) != STUDY_ID:
+        if run.info.experiment.id != STUDY_ID:
             continue
         arms = sorted({r.arm for r in run.results})
         out.append(
             RunSummary(
-                run_id=str(run.info.get("run_id", path.name)),
-                status=str(run.info.get("status", "unknown")),
+                run_id=run.info.run_id,
+                status=run.info.status,
                 arms=[_arm(a, [r for r in run.results if r.arm == a]) for a in arms],
                 trials=sorted(run.results, key=lambda r: (r.trial, r.start_order)),
             )

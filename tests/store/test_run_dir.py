@@ -1,0 +1,53 @@
+"""Staging an attempt's record: secrets redacted as it is stored, one dump when clean."""
+
+import json
+from pathlib import Path
+
+from pairbench.schedule._plan import TrialKey
+from pairbench.store import RunDir, TrialResult
+from pairbench.store._redact import Redactor
+
+KEY = TrialKey(arm="a", task="t", trial=0)
+
+
+def _result(answer: str, reason: str = "expected 'PASS'") -> TrialResult:
+    return TrialResult(
+        run_id="r",
+        experiment="e",
+        arm="a",
+        task="t",
+        trial=0,
+        seed=1,
+        model_seed=2,
+        attempt=1,
+        start_order=0,
+        outcome="failed",
+        reason=reason,
+        final_answer=answer,
+        agent="scripted",
+    )
+
+
+def test_a_clean_record_is_staged_as_it_is(tmp_path: Path) -> None:
+    result = _result("nothing to hide")
+    put, stored = RunDir(tmp_path).stage_record(KEY, result, None, Redactor({"T": "tok-12345678"}))
+    assert stored is result
+    assert put.path == tmp_path / "results/a/t/0.json" and not put.overwrite
+    assert TrialResult.model_validate_json(put.data) == result
+
+
+def test_a_secret_is_redacted_in_the_file_and_in_the_record_the_row_is_built_from(
+    tmp_path: Path,
+) -> None:
+    # A value holding a quote and a comma: replaced in the JSON text, it could cut across
+    # two strings; redacted in the record's strings, the file stays the same record.
+    secret = 'ab", "cd-1234'
+    result = _result(f"the token is {secret}", reason=json.dumps({"echo": secret}))
+    put, stored = RunDir(tmp_path).stage_record(
+        KEY, result, "infra", Redactor({"API_TOKEN": secret})
+    )
+    assert stored.final_answer == "the token is [redacted:API_TOKEN]"
+    assert stored.reason == '{"echo": "[redacted:API_TOKEN]"}'
+    assert secret.encode() not in put.data and b"cd-1234" not in put.data
+    assert TrialResult.model_validate_json(put.data) == stored
+    assert put.path == tmp_path / "infra/a/t/0.1.json" and put.overwrite
