@@ -95,6 +95,7 @@ SLOW_MODULES = {
     "cli/test_demo_agents.py",
     "agents/test_openai.py",
     "fixtures/test_mcp_surface.py",
+    "fixtures/test_mcp_http.py",
     "test_resume.py",
     "test_no_leftovers.py",
     "test_openai_end_to_end.py",

@@ -60,6 +60,10 @@ def run_secrets(
                 add(key, environ.get(ref), arm)
             elif key in names:
                 add(key, value, arm)
+        tools = experiment.arms[arm].tools
+        for server in tools.mcp.values() if tools != "none" else []:
+            for ref in server.secret_refs().values():
+                add(ref, environ.get(ref), arm)  # the value a header sends the server
         for name in agent.env_allow:
             allowed = environ.get(name)
             if allowed is not None and (name in names or len(allowed) >= MIN_SECRET_CHARS):

@@ -28,7 +28,8 @@ async def warm_servers(rc: RunContext, journal: Journal) -> AsyncIterator[None]:
             if arm.tools == "none":
                 continue
             sites: dict[str, McpServer | WebMcpPage] = {
-                **{n: s for n, s in arm.tools.mcp.items() if s.transport == "http"},
+                # An http server with a ``url`` is already there: nothing to start.
+                **{n: s for n, s in arm.tools.mcp.items() if s.transport == "http" and s.serve},
                 **arm.tools.webmcp,  # a WebMCP page's site is warm too: once per run
             }
             for name, spec in sites.items():

@@ -81,6 +81,15 @@ class McpServer(Frozen):
     serve: list[str] | None = None
     """http only: the command that serves it. It binds 127.0.0.1 port 0 and writes its URL to
     the file named by ``PAIRBENCH_URL_FILE``."""
+    url: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """http only, instead of ``serve``: an endpoint pairbench does not start (a vendor's
+    hosted server, or one already running), e.g. ``https://mcp.example.com/mcp``."""
+    headers: dict[str, str] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """http only: headers sent with every request. A value is literal, or ``${env:NAME}``:
+    read from the runner's environment when the run starts, secret (never stored, redacted
+    wherever it appears)."""
+    bearer: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """http only: ``${env:NAME}``, sent as ``Authorization: Bearer <value>`` (secret)."""
     warm: bool = True
     """http only: start once per run (True) or per trial (False)."""
     env: dict[str, str] = Field(default_factory=dict)
@@ -88,15 +97,44 @@ class McpServer(Frozen):
 
     @model_validator(mode="after")
     def _shape(self) -> McpServer:
+        http = self.transport == "http"
         if self.transport == "stdio" and not self.command:
             raise ValueError("a stdio server needs 'command' (the argv that starts it)")
-        if self.transport == "http" and not self.serve:
-            raise ValueError("an http server needs 'serve' (the argv that serves it)")
-        if self.transport == "stdio" and self.serve:
-            raise ValueError("'serve' is for http servers; a stdio server uses 'command'")
-        if self.transport == "http" and self.command:
+        if http and not self.serve and not self.url:
+            raise ValueError(
+                "an http server needs 'serve' (the argv that serves it) or 'url' (an endpoint "
+                "that is already there)"
+            )
+        if http and self.serve and self.url:
+            raise ValueError("give an http server 'serve' or 'url', not both")
+        if not http and (self.serve or self.url or self.headers or self.bearer):
+            raise ValueError(
+                "'serve', 'url', 'headers' and 'bearer' are for http servers; a stdio server "
+                "uses 'command' (and 'env')"
+            )
+        if http and self.command:
             raise ValueError("'command' is for stdio servers; an http server uses 'serve'")
+        if self.url is not None and not re.match(r"^https?://[^/\s]+", self.url):
+            raise ValueError(f"url {self.url!r} is not an http:// or https:// URL")
+        if self.bearer is not None and env_ref(self.bearer) is None:
+            raise ValueError(
+                "'bearer' must be ${env:NAME}: a token written in the experiment would be "
+                "stored with it; export it and name the variable"
+            )
+        for header, value in self.headers.items():
+            if env_ref(value) is None and "${env:" in value:
+                raise ValueError(
+                    f"header {header!r}: only a whole value can be ${{env:NAME}}; put the "
+                    "whole value (e.g. 'Bearer ...') in the runner's variable"
+                )
         return self
+
+    def secret_refs(self) -> dict[str, str]:
+        """Header -> the runner variable its value reads (``bearer`` as Authorization)."""
+        refs = {h: ref for h, v in self.headers.items() if (ref := env_ref(v)) is not None}
+        if self.bearer is not None and (ref := env_ref(self.bearer)) is not None:
+            refs["Authorization"] = ref
+        return refs
 
 
 class WebMcpPage(Frozen):

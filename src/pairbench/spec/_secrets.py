@@ -41,6 +41,45 @@ def _allow(agent: dict[str, Any]) -> list[Any]:
     return allow if isinstance(allow, list) else []
 
 
+def _server_refs(data: dict[str, Any]) -> Iterator[tuple[tuple[Part, ...], str]]:
+    """(where, value) of every MCP server header and bearer value, in every arm."""
+    raw = data.get("arms")
+    arms: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    for arm_name, arm in arms.items():
+        mcp = _get(arm, ("tools", "mcp"))
+        for name, server in mcp.items() if isinstance(mcp, dict) else []:
+            if not isinstance(server, dict):
+                continue
+            where: tuple[Part, ...] = ("arms", arm_name, "tools", "mcp", name)
+            headers = server.get("headers")
+            for header, value in headers.items() if isinstance(headers, dict) else []:
+                if isinstance(value, str):
+                    yield (*where, "headers", str(header)), value
+            if isinstance(server.get("bearer"), str):
+                yield (*where, "bearer"), server["bearer"]
+
+
+def _server_problems(data: dict[str, Any], environ: Mapping[str, str] | None) -> Iterator[Found]:
+    """A header or bearer that reads an unset runner variable, or one too short."""
+    for where, value in _server_refs(data):
+        ref = env_ref(value)
+        if ref is None or environ is None:
+            continue
+        if ref not in environ:
+            yield (
+                where,
+                f"'{value}' reads the runner's {ref}, which is not set",
+                f"export {ref}=... before running (its value is sent to the server and never "
+                "stored)",
+            )
+        elif len(environ[ref]) < MIN_SECRET_CHARS:
+            yield (
+                where,
+                f"the runner's {ref} (read by '{value}') is {_SHORT}",
+                f"use a secret of at least {MIN_SECRET_CHARS} characters",
+            )
+
+
 def secret_problems(data: dict[str, Any], environ: Mapping[str, str] | None) -> Iterator[Found]:
     """Every problem with the experiment's secrets, on the raw data (or a model dump).
 
@@ -61,6 +100,7 @@ def secret_problems(data: dict[str, Any], environ: Mapping[str, str] | None) -> 
                 f"set it in an agent's 'env' (e.g. {name}: ${{env:{name}}}) or list it in "
                 "'env_allow', or remove it from 'secrets'",
             )
+    yield from _server_problems(data, environ)
     names = {str(n) for n in listed}
     names |= {str(k) for _, a in agents for k, v in _env(a).items() if _is_ref(v)}
     for where, agent in agents:
