@@ -110,7 +110,7 @@ def _explain(err: Mapping[str, Any], at: _Loc) -> tuple[str, str]:
         if hint:
             return message, f"use {hint}"
         if at.target is McpServer:
-            return text, "give a stdio server 'command' and an http server 'serve', not both"
+            return text, "give a stdio server 'command' and an http server 'serve' or 'url'"
         return text, "correct the value"
     if kind == "too_short" and parts == ("tasks",):
         return "the experiment has no task", "add a task"

@@ -103,28 +103,36 @@ class McpServer(Frozen):
         if http and not self.serve and not self.url:
             raise ValueError(
                 "an http server needs 'serve' (the argv that serves it) or 'url' (an endpoint "
-                "that is already there)"
+                "that is already there): use serve: [...] for a server pairbench starts, or "
+                "url: https://... for one that runs elsewhere"
             )
         if http and self.serve and self.url:
-            raise ValueError("give an http server 'serve' or 'url', not both")
+            raise ValueError(
+                "an http server has 'serve' and 'url', not both: use 'serve' for a server "
+                "pairbench starts, 'url' for one that is already there"
+            )
         if not http and (self.serve or self.url or self.headers or self.bearer):
             raise ValueError(
-                "'serve', 'url', 'headers' and 'bearer' are for http servers; a stdio server "
-                "uses 'command' (and 'env')"
+                "'serve', 'url', 'headers' and 'bearer' are for http servers: use "
+                "transport: http, or remove them (a stdio server has 'command' and 'env')"
             )
         if http and self.command:
             raise ValueError("'command' is for stdio servers; an http server uses 'serve'")
         if self.url is not None and not re.match(r"^https?://[^/\s]+", self.url):
-            raise ValueError(f"url {self.url!r} is not an http:// or https:// URL")
+            raise ValueError(
+                f"url {self.url!r} is not an http:// or https:// URL: use the endpoint's "
+                "whole URL, e.g. https://mcp.example.com/mcp"
+            )
         if self.bearer is not None and env_ref(self.bearer) is None:
             raise ValueError(
-                "'bearer' must be ${env:NAME}: a token written in the experiment would be "
-                "stored with it; export it and name the variable"
+                "'bearer' must be ${env:NAME} (a token written in the experiment would be "
+                "stored with it): use bearer: ${env:NAME} and export NAME before running"
             )
         for header, value in self.headers.items():
             if env_ref(value) is None and "${env:" in value:
                 raise ValueError(
-                    f"header {header!r}: only a whole value can be ${{env:NAME}}; put the "
+                    f"header {header!r} reads a variable in part of its value, and only a "
+                    f"whole value can be ${{env:NAME}}: use {header}: ${{env:NAME}}, with the "
                     "whole value (e.g. 'Bearer ...') in the runner's variable"
                 )
         return self
