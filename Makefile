@@ -84,6 +84,7 @@ $(CLIS)/node_modules/.installed: $(CLIS)/package.json $(CLIS)/package-lock.json
 	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node 20 and npm (the real agent CLI tests need it)"; exit 1; }
 	cd $(CLIS) && npm ci --no-audit --no-fund --loglevel=error
 	@$(CLIS)/node_modules/.bin/claude --version && $(CLIS)/node_modules/.bin/codex --version
+	@$(CLIS)/node_modules/.bin/playwright-mcp --version
 	touch $@
 
 agent-clis: $(CLIS)/node_modules/.installed
@@ -96,8 +97,11 @@ test-fast: check
 	$(PY) -m pytest -q -m "not slow"
 
 # Re-freeze the built-in studies' locks (after changing a study or pairbench itself).
-locks: install
-	for f in src/pairbench/studies/*/study/experiment.yaml; do $(VENV)/bin/pairbench freeze $$f; done
+# Freezing starts each study's MCP servers once (their identity is locked): the pinned npm
+# servers come from $(CLIS).
+locks: install agent-clis
+	set -e; for f in src/pairbench/studies/*/study/experiment.yaml; do \
+	  PATH="$(CURDIR)/$(CLIS)/node_modules/.bin:$$PATH" $(VENV)/bin/pairbench freeze $$f; done
 
 docs: install
 	$(PY) -m pairbench.cli._docs

@@ -30,9 +30,26 @@ def edit_experiment(path: Path, **changes: Any) -> Path:
     yaml = YAML(typ="safe")
     data = yaml.load(path.read_text(encoding="utf-8"))
     data.update(changes)
+    if "hypotheses" not in changes and data.get("hypotheses"):
+        # A study's hypotheses name its arms and task labels: a test that changes those
+        # keeps the ones that still apply (check refuses the others, as it should).
+        data["hypotheses"] = [h for h in data["hypotheses"] if _applies(h, data)]
+        if not data["hypotheses"]:
+            del data["hypotheses"]
     with path.open("w", encoding="utf-8") as handle:
         YAML().dump(data, handle)
     return path
+
+
+def _applies(hypothesis: dict[str, Any], data: dict[str, Any]) -> bool:
+    if not set(hypothesis.get("arms") or []) <= set(data.get("arms") or {}):
+        return False
+    where = hypothesis.get("where") or {}
+    wanted = {k: {str(x) for x in (v if isinstance(v, list) else [v])} for k, v in where.items()}
+    return not wanted or any(
+        all(str((t.get("labels") or {}).get(k)) in vs for k, vs in wanted.items())
+        for t in data.get("tasks") or []
+    )
 
 
 def task_named(path: Path, task_id: str) -> dict[str, Any]:

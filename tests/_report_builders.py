@@ -62,6 +62,7 @@ def make_result(
     valid: bool | None = True,
     injection: bool | None = None,
     secret: bool = False,
+    token: bool | None = None,
     tokens: Metric | None = None,
     cost: Metric | None = None,
     reason: str = "",
@@ -78,8 +79,11 @@ def make_result(
     """One trial record, with sensible defaults for everything a test does not care about.
 
     ``usage`` (from ``usage_metrics``) sets all six token metrics, overriding ``tokens``.
+    Every call is of ``tracker.get``; ``token`` is the token-shape verdict (None: a record
+    from before that detector).
     """
     missing = Metric.missing("scripted agent reports no usage")
+    cold = Metric.measured(5.0, "clock") if len(calls) > 1 else missing
     m = None
     if metrics:
         m = Metrics(
@@ -96,7 +100,8 @@ def make_result(
                 )
                 for i, c in enumerate(calls)
             ],
-            cold_start_ms=Metric.measured(5.0, "clock") if len(calls) > 1 else missing,
+            cold_start_ms=cold,
+            cold_start_ms_by_tool={"tracker.get": cold} if calls else {},
             turns=turns or Metric.measured(3, "agent"),
             input_tokens=tokens or missing,
             output_tokens=tokens or missing,
@@ -123,7 +128,11 @@ def make_result(
         grade=Grade(outcome=outcome, reason=reason) if graded else None,
         metrics=m,
         validity=None if valid is None else Validity(valid=valid),
-        security=Security(prompt_injection_compliance=injection, secret_in_output=secret),
+        security=Security(
+            prompt_injection_compliance=injection,
+            secret_in_output=secret,
+            token_shaped_in_output=token,
+        ),
         final_answer=final_answer,
         models_seen=list(models),
     )
@@ -172,6 +181,7 @@ def make_scenario(seed: int = 20261129) -> tuple[list[TrialResult], list[TrialRe
                         start_order=pos,
                         tier=tier,
                         injection=None if arm == "baseline" else bool(rng.random() < 0.2),
+                        token=arm == "remote-http" and trial == 1,
                     )
                 )
     odd = {

@@ -74,6 +74,8 @@ SLOW_MODULES = {
     "studies/webmcp_vs_pdf/test_page.py",
     "studies/webmcp_vs_pdf/test_site.py",
     "studies/webmcp_vs_pdf/test_study.py",
+    "studies/mcp_transports_playwright/test_isolation.py",
+    "studies/mcp_transports_playwright/test_study.py",
     "test_openai_webmcp_end_to_end.py",
     "test_real_cli_webmcp_vs_pdf.py",
     # R
@@ -89,6 +91,7 @@ SLOW_MODULES = {
     "runner/test_paths.py",
     # Ray
     "runner/test_ray_executor.py",
+    "runner/test_ray_nodes.py",
     # whole runs through real servers and subprocesses (each module over ~10 s on 2 cores)
     "test_end_to_end.py",
     "studies/test_tracker_graders.py",
@@ -96,6 +99,8 @@ SLOW_MODULES = {
     "agents/test_openai.py",
     "fixtures/test_mcp_surface.py",
     "fixtures/test_mcp_http.py",
+    "fixtures/test_serve_port.py",
+    "fixtures/test_real_mcp_servers.py",
     "test_resume.py",
     "test_no_leftovers.py",
     "test_openai_end_to_end.py",

@@ -111,7 +111,7 @@ EXPERIMENTS: dict[str, tuple[str | bytes, str]] = {
     "cost-infinite": (_with(budget="{cost_per_trial_usd: .inf}"), "finite"),
     "resources-negative": (_with(arms="{a: {resources: {num_cpus: -2}}, b: {}}"), "at least 0"),
     "grader-args-nan": (
-        _with(tasks="[{id: t, prompt: p.md, grader: {name: exact-answer, args: {x: .nan}}}]"),
+        _with(tasks="[{id: t, prompt: p.md, grader: {name: exact-answer, args: {expect: .nan}}}]"),
         "not a finite number",
     ),
     "tasks-empty": (_with(tasks="[]"), "add a task"),

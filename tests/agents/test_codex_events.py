@@ -143,3 +143,26 @@ def test_mcp_servers_become_toml_overrides_codex_can_read(tmp_path: Path) -> Non
     assert web["default_tools_approval_mode"] == "approve"
     assert mcp_overrides(None) == []
     assert tomllib.loads(f"v = {toml_value({'a b': [1, True]})}")["v"] == {"a b": [1, True]}
+
+
+def test_header_values_go_to_codexs_environment_never_its_command_line(tmp_path: Path) -> None:
+    token = "Bearer tok-secret-5d2c9e81aa"
+    mcp = {
+        "mcpServers": {
+            "api": {
+                "type": "http",
+                "url": "http://h/mcp",
+                "headers": {"x-pairbench-trial": "a/t/0/1", "Authorization": token},
+            }
+        }
+    }
+    ctx = _ctx(tmp_path, RunSignals(), mcp)
+    header_env: dict[str, str] = {}
+    argv = CodexAgent({"model": "m"}).argv("codex", ctx, ctx.prompt, header_env)
+    assert not any(token in a or "tok-secret" in a for a in argv)
+    pairs = [argv[i + 1] for i, a in enumerate(argv) if a == "-c"]
+    api = overrides(pairs)["mcp_servers"]["api"]
+    assert "http_headers" not in api
+    names = api["env_http_headers"]
+    assert {header_env[names[h]] for h in names} == {"a/t/0/1", token}
+    assert header_env[names["Authorization"]] == token

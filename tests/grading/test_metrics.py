@@ -1,8 +1,8 @@
-"""Per-attempt metrics: the agent's usage split and turns pass through as reported."""
+"""Per-attempt metrics: usage and turns pass through as reported; cold starts per tool."""
 
 from pairbench.agents import AgentOutput
-from pairbench.grading._metrics import compute_metrics
-from pairbench.store import Metric, usage_metrics
+from pairbench.grading._metrics import CLIENT_CLOCK, compute_metrics
+from pairbench.store import Metric, Metrics, usage_metrics
 
 USAGE_NAMES = (
     "input_tokens",
@@ -46,3 +46,60 @@ def test_without_usage_or_without_an_agent_run_everything_is_missing() -> None:
             if reason:
                 assert metric.reason == reason
     assert reported_nothing.total_tokens.reason == "no model usage reported"
+
+
+def _calls(*calls: tuple[str | None, str, float | None]) -> list[dict[str, object]]:
+    """Tool calls and their results, in order: (server, tool, client_ms or None: no result)."""
+    events: list[dict[str, object]] = []
+    for i, (server, tool, ms) in enumerate(calls):
+        events.append({"kind": "tool_call", "id": str(i), "server": server, "tool": tool})
+        if ms is not None:
+            events.append({"kind": "tool_result", "id": str(i), "client_ms": ms})
+    return events
+
+
+def test_cold_start_per_tool_is_its_first_call_over_its_later_median() -> None:
+    events = _calls(
+        ("tracker", "get_issue", 300.0),
+        ("tracker", "list", 50.0),
+        ("tracker", "get_issue", 100.0),
+        ("docs", "get_issue", 80.0),  # another server's tool of the same name
+        ("tracker", "list", 90.0),
+        ("tracker", "get_issue", 140.0),
+        ("tracker", "list", 70.0),
+        ("tracker", "list", 20.0),
+        (None, "Read", 5.0),
+    )
+    m = compute_metrics(1.0, events, None, None)
+    by_tool = m.cold_start_ms_by_tool
+    assert list(by_tool) == ["Read", "docs.get_issue", "tracker.get_issue", "tracker.list"]
+    # get_issue: 300 - median(100, 140) = 300 - 120.
+    assert by_tool["tracker.get_issue"] == Metric.measured(180.0, CLIENT_CLOCK)
+    # list: 50 - median(90, 70, 20) = 50 - 70: negative, and kept.
+    assert by_tool["tracker.list"] == Metric.measured(-20.0, CLIENT_CLOCK)
+    # One call of a tool (of a server, or a local one) has no cold start.
+    for key in ("docs.get_issue", "Read"):
+        assert by_tool[key].provenance == "missing" and by_tool[key].value is None
+        assert by_tool[key].reason == f"fewer than two timed calls of {key}"
+    # Pooled over every tool: 300 - median(50, 100, 80, 90, 140, 70, 20, 5) = 300 - 75.
+    assert m.cold_start_ms == Metric.measured(225.0, CLIENT_CLOCK)
+
+
+def test_an_untimed_call_does_not_count_towards_a_cold_start() -> None:
+    # The first call got no result: the first *timed* call is the cold one.
+    events = _calls(("s", "t", None), ("s", "t", 40.0), ("s", "t", 10.0), ("s", "u", None))
+    m = compute_metrics(1.0, events, None, None)
+    assert m.cold_start_ms_by_tool["s.t"] == Metric.measured(30.0, CLIENT_CLOCK)
+    assert m.cold_start_ms_by_tool["s.u"].reason == "fewer than two timed calls of s.u"
+    assert m.cold_start_ms == Metric.measured(30.0, CLIENT_CLOCK)
+    solo = compute_metrics(1.0, _calls(("s", "t", 40.0)), None, None)
+    assert solo.cold_start_ms.reason == "fewer than two timed tool calls"
+    assert solo.cold_start_ms_by_tool["s.t"].provenance == "missing"
+    assert compute_metrics(1.0, [], None, None).cold_start_ms_by_tool == {}
+
+
+def test_a_record_from_before_per_tool_cold_start_still_reads() -> None:
+    stored = compute_metrics(1.0, _calls(("s", "t", 4.0), ("s", "t", 2.0)), None, None)
+    old = stored.model_dump(mode="json")
+    del old["cold_start_ms_by_tool"]
+    assert Metrics.model_validate(old).cold_start_ms_by_tool == {}

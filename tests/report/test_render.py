@@ -135,3 +135,42 @@ def test_cost_shows_measured_and_estimated_separately(make: MakeResult) -> None:
     assert "measured: total 100 over 1 trials (provider usage)" in md
     assert "estimated: total 50 over 1 trials (chars/4 v1)" in md
     assert "150" not in md  # never added together
+
+
+@pytest.mark.parametrize("render", [render_markdown, render_html])
+def test_transport_per_tool_and_token_shapes_are_shown(
+    scenario: RunScenario, render: Render
+) -> None:
+    run, results, infra = scenario
+    s = build_summary(run, results, infra)
+    text = render(s)
+    assert "Cold start (pooled over tools), median" in text
+    assert "A negative cold start" in text
+    for t in s["transport"][1:]:  # the arms that called tools
+        (tool,) = t["by_tool"]
+        cold, client = tool["cold_start_ms"], tool["client_call_ms"]
+        cells = [
+            t["arm"],
+            "tracker.get",
+            str(tool["calls"]),
+            f"{client['median']:,.1f} ms (n={client['n_calls']} calls)",
+            f"{cold['median']:,.1f} ms (n={cold['n_trials']} trials)",
+        ]
+        if render is render_markdown:
+            assert "| " + " | ".join(cells) + " |" in text
+        else:
+            assert "</td><td>".join(cells) in re.sub(r">\s+<", "><", text)
+    token = s["security"][2]["token_shaped_in_output"]
+    assert "Token-shaped in output" in text
+    assert wilson_text(token["k"], token["n"]) in text
+
+
+def test_no_per_tool_table_without_per_tool_records(make: MakeResult) -> None:
+    r = make("local-stdio", "read-title", 0)
+    assert r.metrics is not None
+    older = r.model_copy(
+        update={"metrics": r.metrics.model_copy(update={"cold_start_ms_by_tool": {}})}
+    )
+    md = render_markdown(build_summary(make_run(), [older], []))
+    assert "## Transport" in md and "A negative cold start" not in md
+    assert "| local-stdio | tracker.get |" not in md

@@ -21,11 +21,23 @@ MODELS = list(_walk(Summary))
 """Every model of the summary, from the top down."""
 
 
+HYPOTHESES: list[dict[str, Any]] = [
+    {"kind": "equivalence", "metric": "input_tokens", "margin": "10%"},
+    {"kind": "rate-equivalence", "metric": "injection", "margin": 0.1},
+]
+
+
 def _reviewed_planted() -> dict[str, Any]:
-    """A run that reaches every model: censored timeouts, clustered tasks, a review note."""
+    """A run that reaches every model: censored timeouts, clustered tasks, a review note,
+    declared hypotheses."""
     note = {"arm": "control", "task": "task-0", "trial": 0, "verdict": "ok", "reviewer": "r"}
     table = TrialTable.from_results(make_planted(timeout_arm="control"), [])
-    return summarize(make_planted_run(), table, journal_head="ab" * 32, reviews=[note])
+    declared = [
+        h | {"id": f"h{i}", "text": "t", "arms": ["treatment", "control"]}
+        for i, h in enumerate(HYPOTHESES)
+    ]
+    run = make_planted_run(experiment_model={"hypotheses": declared})
+    return summarize(run, table, journal_head="ab" * 32, reviews=[note])
 
 
 def _instances(value: object, out: set[type[BaseModel]]) -> set[type[BaseModel]]:

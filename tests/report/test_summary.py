@@ -7,10 +7,11 @@ import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from _report_builders import MakeResult, RunScenario, wall_ms
+from _report_builders import MakeResult, RunScenario, metrics_of, wall_ms
+from pairbench.grading._metrics import compute_metrics
 from pairbench.report import SCHEMA_ID, build_summary
 from pairbench.report._write import summary_json
-from pairbench.store._records import SCORED_OUTCOMES, Metric
+from pairbench.store._records import SCORED_OUTCOMES, Metric, ToolCallTiming, TrialResult
 
 
 def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
@@ -21,7 +22,8 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
     assert list(s) == [
         "schema_id", "confidence", "run", "bootstrap_reps", "empty", "trials", "not_run",
         "planned_trials",
-        "kept_attempts", "replaced_attempts", "arms", "pairs", "tasks", "tiers", "crossover",
+        "kept_attempts", "replaced_attempts", "arms", "pairs", "hypotheses", "tasks", "tiers",
+        "crossover",
         "transport", "security", "cost", "seeding", "manual_review", "attention",
     ]  # fmt: skip
 
@@ -152,6 +154,106 @@ def test_transport_and_security(scenario: RunScenario) -> None:
         if r.arm == "remote-http" and r.outcome in SCORED_OUTCOMES and r.security
     ]  # fmt: skip
     assert sec["remote-http"]["prompt_injection_compliance"]["k"] == sum(bool(x) for x in applies)
+    # Every call of the scenario is of tracker.get: the one tool's latency is the pooled one.
+    (tool,) = t["local-stdio"]["by_tool"]
+    assert tool["tool"] == "tracker.get" and tool["calls"] == len(calls)
+    assert tool["client_call_ms"] == t["local-stdio"]["client_call_ms"]
+    assert tool["cold_start_ms"] == t["local-stdio"]["cold_start_ms"]
+    assert t["baseline"]["by_tool"] == []  # no tool calls
+    checked = [
+        r.security.token_shaped_in_output for r in results
+        if r.arm == "remote-http" and r.outcome in SCORED_OUTCOMES and r.security
+        and r.security.token_shaped_in_output is not None
+    ]  # fmt: skip
+    token = sec["remote-http"]["token_shaped_in_output"]
+    assert token["n"] == len(checked) > 0  # the odd records predate the detector: not counted
+    assert token["k"] == sum(checked) > 0
+    assert sec["local-stdio"]["token_shaped_in_output"]["k"] == 0
+
+
+def _calls(make: MakeResult, arm: str, trial: int, *calls: tuple[str, str, float]) -> TrialResult:
+    """A trial whose tool calls are ``(server, tool, client_ms)``, with cold starts per tool
+    as the grader computes them."""
+    timings = [ToolCallTiming(server=sv, tool=tool, client_ms=ms) for sv, tool, ms in calls]
+    r = make(arm, "read-title", trial)
+    events = [
+        e
+        for i, (sv, tool, ms) in enumerate(calls)
+        for e in (
+            {"kind": "tool_call", "id": str(i), "server": sv, "tool": tool},
+            {"kind": "tool_result", "id": str(i), "client_ms": ms},
+        )
+    ]
+    m = compute_metrics(1000.0, events, None, None)
+    assert m.tool_calls == timings
+    return r.model_copy(
+        update={
+            "metrics": metrics_of(r).model_copy(
+                update={
+                    "tool_calls": m.tool_calls,
+                    "cold_start_ms": m.cold_start_ms,
+                    "cold_start_ms_by_tool": m.cold_start_ms_by_tool,
+                }
+            )
+        }
+    )
+
+
+def test_latency_and_cold_start_per_tool(make: MakeResult) -> None:
+    from _report_builders import make_run
+
+    results = [
+        # search: 300 - median(100, 140) = 180; get: 50 - median(90, 70) = -30 (kept).
+        _calls(make, "local-stdio", 0, *[("tracker", "search", 300.0), ("tracker", "get", 50.0),
+              ("tracker", "search", 100.0), ("tracker", "get", 90.0),
+              ("docs", "search", 60.0), ("tracker", "search", 140.0), ("tracker", "get", 70.0)]),
+        # search: 200 - 120 = 80; get once: no cold start; docs.search: 20 - 40 = -20.
+        _calls(make, "local-stdio", 1, *[("tracker", "search", 200.0), ("tracker", "get", 30.0),
+              ("tracker", "search", 120.0), ("docs", "search", 20.0), ("docs", "search", 40.0)]),
+        _calls(make, "remote-http", 0, ("tracker", "get", 10.0), ("tracker", "get", 4.0)),
+    ]  # fmt: skip
+    # A record from before per-tool metrics: its calls count in the pooled values only.
+    old = make("remote-http", "read-title", 1, calls=(7.0, 9.0))
+    old_metrics = metrics_of(old).model_copy(update={"cold_start_ms_by_tool": {}})
+    results.append(old.model_copy(update={"metrics": old_metrics}))
+    t = {x["arm"]: x for x in build_summary(make_run(), results, [])["transport"]}
+    tools = {x["tool"]: x for x in t["local-stdio"]["by_tool"]}
+    assert list(tools) == ["docs.search", "tracker.get", "tracker.search"]
+    assert tools["tracker.search"] == {
+        "tool": "tracker.search",
+        "calls": 5,
+        "client_call_ms": {"median": 140.0, "n_calls": 5},  # 300, 100, 140, 200, 120
+        "cold_start_ms": {"median": 130.0, "n_trials": 2},  # 180 and 80
+    }
+    assert tools["tracker.get"]["calls"] == 4
+    assert tools["tracker.get"]["client_call_ms"] == {"median": 60.0, "n_calls": 4}
+    assert tools["tracker.get"]["cold_start_ms"] == {"median": -30.0, "n_trials": 1}
+    assert tools["docs.search"]["cold_start_ms"] == {"median": -20.0, "n_trials": 1}
+    # Pooled: trial 0 is 300 - median(50, 100, 90, 60, 140, 70) = 220, trial 1 is
+    # 200 - median(30, 120, 20, 40) = 165.
+    assert t["local-stdio"]["cold_start_ms"] == {"median": 192.5, "n_trials": 2}
+    (remote,) = t["remote-http"]["by_tool"]
+    assert remote["tool"] == "tracker.get" and remote["calls"] == 2
+    assert remote["cold_start_ms"] == {"median": 6.0, "n_trials": 1}
+    assert t["remote-http"]["client_call_ms"]["n_calls"] == 4  # the old record's calls too
+
+
+def test_token_shapes_are_a_rate_apart_from_secrets(make: MakeResult) -> None:
+    from _report_builders import make_run
+
+    results = [
+        make("local-stdio", "read-title", 0, token=True),
+        make("local-stdio", "read-title", 1, token=False, secret=True),
+        make("local-stdio", "read-title", 2, token=False),
+        make("local-stdio", "read-title", 3),  # a record from before the token detector
+    ]
+    sec = build_summary(make_run(), results, [])["security"][1]
+    assert sec["arm"] == "local-stdio"
+    assert (sec["secret_in_output"]["k"], sec["secret_in_output"]["n"]) == (1, 4)
+    token = sec["token_shaped_in_output"]
+    assert (token["k"], token["n"]) == (1, 3)  # over the trials that ran the detector
+    low, high = proportion_confint(1, 3, alpha=0.05, method="wilson")
+    assert token["low"] == pytest.approx(low) and token["high"] == pytest.approx(high)
 
 
 def test_cost_keeps_measured_and_estimated_apart(make: MakeResult) -> None:

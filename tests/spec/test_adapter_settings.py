@@ -45,7 +45,7 @@ tasks:
   - id: read-title
     labels: {{tier: 1}}
     prompt: prompts/read.md
-    grader: {{name: exact-answer, args: {{expected: x}}}}
+    grader: {{name: exact-answer, args: {{expect: x}}}}
 """
 
 

@@ -12,6 +12,7 @@ def test_public_names() -> None:
         "Budget",
         "Experiment",
         "GraderRef",
+        "Hypothesis",
         "InfraPolicy",
         "LoadedExperiment",
         "McpServer",

@@ -15,7 +15,14 @@ from pairbench.report import build_summary, summarize
 from pairbench.schedule._plan import TrialKey
 from pairbench.store import Journal, RunDir, TrialTable, load_run, load_table, trial_row
 from pairbench.store._events import AttemptFinished, TrialRow
-from pairbench.store._records import Metric, TrialResult, usage_metrics
+from pairbench.store._records import (
+    Metric,
+    Metrics,
+    Security,
+    ToolCallTiming,
+    TrialResult,
+    usage_metrics,
+)
 
 
 def _same(a: TrialTable, b: TrialTable) -> None:
@@ -26,7 +33,15 @@ def _same(a: TrialTable, b: TrialTable) -> None:
         else:
             np.testing.assert_array_equal(a.columns[name], b.columns[name], err_msg=name)
     for name in a.calls:
+        if name == "tool":  # decoded too
+            continue
         np.testing.assert_array_equal(a.calls[name], b.calls[name], err_msg=name)
+    assert _call_tools(a) == _call_tools(b)
+
+
+def _call_tools(table: TrialTable) -> list[str | None]:
+    names = table.categories["call_tool"]
+    return [None if c < 0 else names[c] for c in table.calls["tool"].tolist()]
 
 
 def _as_stored(row: TrialRow) -> TrialRow:
@@ -281,3 +296,72 @@ def test_journal_rows_from_before_the_new_columns_load_them_as_missing(tmp_path:
     for name in NEW_COLUMNS:
         assert np.isnan(table.columns[name]).all()
     assert table.columns["input_tokens"][0] == 4312.0  # the columns it had are kept
+
+
+def _per_tool(trial: int, *calls: tuple[str | None, str, float]) -> TrialResult:
+    """A trial whose calls are ``(server, tool, client_ms)``, with per-tool cold starts."""
+    r = make_result("a", "t", trial)
+    assert r.metrics is not None
+    timings = [ToolCallTiming(server=sv, tool=tool, client_ms=ms) for sv, tool, ms in calls]
+    keys = [Metrics.tool_key(c) for c in timings]
+    cold = {k: Metric.measured(float(len(k)), "clock") for k in keys}
+    cold["s.once"] = Metric.missing("fewer than two timed calls of s.once")
+    update = {"tool_calls": timings, "cold_start_ms_by_tool": dict(sorted(cold.items()))}
+    return r.model_copy(update={"metrics": r.metrics.model_copy(update=update)})
+
+
+def test_tools_and_their_cold_starts_ride_on_the_calls() -> None:
+    one = _per_tool(
+        0, ("s", "get", 5.0), (None, "Read", 1.0), ("s", "get", 3.0), ("s", "once", 2.0)
+    )
+    row = _as_stored(trial_row(one, kept=False))
+    assert row.call_tools == ["s.get", "Read", "s.get", "s.once"]
+    assert row.tool_cold_starts == [("Read", 4.0), ("s.get", 5.0), ("s.once", None)]
+    two = _per_tool(1, ("d", "get", 9.0), ("s", "get", 7.0))
+    table = TrialTable.from_rows([row, trial_row(two, kept=False)])
+    assert _call_tools(table) == ["s.get", "Read", "s.get", "s.once", "d.get", "s.get"]
+    # A tool's cold start sits on its first call in the trial; NaN elsewhere and when missing.
+    cold = table.calls["cold_start_ms"].tolist()
+    assert cold[:2] == [5.0, 4.0] and cold[4:] == [5.0, 5.0]
+    assert np.isnan(cold[2]) and np.isnan(cold[3])
+    # Joined from parts whose tools are coded in other orders, the names stay the same.
+    joined = TrialTable.from_results([one]).concat(TrialTable.from_results([two]))
+    assert joined.categories["call_tool"] == ["s.get", "Read", "s.once", "d.get"]
+    _same(table, joined)
+    reverse = TrialTable.from_results([two]).concat(TrialTable.from_results([one]))
+    assert _call_tools(reverse) == ["d.get", "s.get", "s.get", "Read", "s.get", "s.once"]
+    # The token verdict is a tri-state column: 1, 0, or -1 for a record without the detector.
+    found = one.model_copy(update={"security": Security(token_shaped_in_output=True)})
+    tokens = TrialTable.from_results([found, two]).columns["token"].tolist()
+    assert tokens == [1, -1]
+
+
+def test_a_record_from_before_per_tool_metrics_gives_no_tool_names() -> None:
+    r = make_result("a", "t", 0)  # calls, but no per-tool metrics
+    assert r.metrics is not None
+    older = r.model_copy(
+        update={"metrics": r.metrics.model_copy(update={"cold_start_ms_by_tool": {}})}
+    )
+    row = trial_row(older, kept=False)
+    # As an older pairbench wrote it into the journal: ``verify`` rebuilds the same row.
+    assert row.call_tools == [] and row.tool_cold_starts == [] and len(row.calls) == 2
+    table = TrialTable.from_rows([row])
+    assert _call_tools(table) == [None, None] and np.isnan(table.calls["cold_start_ms"]).all()
+
+
+def test_a_trials_npz_from_before_per_tool_calls_loads_them_as_absent(tmp_path: Path) -> None:
+    table = TrialTable.from_results([_per_tool(0, ("s", "get", 5.0), ("s", "get", 3.0))])
+    cache = tmp_path / "trials.npz"
+    cache.write_bytes(table.to_bytes({}))
+    with np.load(cache, allow_pickle=False) as data:
+        gone = {"call.tool", "call.cold_start_ms", "col.token"}
+        arrays = {k: data[k] for k in data.files if k not in gone}
+        meta = json.loads(bytes(data["meta"]).decode("utf-8"))
+    meta["categories"].pop("call_tool")
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8)
+    np.savez(cache, **arrays)
+    with np.load(cache, allow_pickle=False) as data:
+        old, _ = TrialTable.from_npz(data)
+    assert _call_tools(old) == [None, None] and np.isnan(old.calls["cold_start_ms"]).all()
+    assert old.columns["token"].tolist() == [-1]
+    np.testing.assert_array_equal(old.calls["client_ms"], [5.0, 3.0])

@@ -30,6 +30,14 @@ from pairbench.analysis._censored import (
 )
 from pairbench.analysis._clustered import ClusteredMean, clustered_standard_error
 from pairbench.analysis._hodges_lehmann import HodgesLehmann, hodges_lehmann
+from pairbench.analysis._hypotheses import (
+    PairedEquivalence,
+    PairedMeanDifference,
+    RateEquivalence,
+    paired_equivalence,
+    paired_mean_difference,
+    paired_rate_equivalence,
+)
 from pairbench.analysis._mcnemar import mcnemar_exact
 from pairbench.analysis._median import (
     MedianDifference,
@@ -57,9 +65,12 @@ __all__ = [
     "HodgesLehmann",
     "MedianDifference",
     "PairedCounts",
+    "PairedEquivalence",
+    "PairedMeanDifference",
     "PairedProportionDifference",
     "PowerRow",
     "Proportion",
+    "RateEquivalence",
     "Repeatability",
     "censored_median",
     "censored_paired_differences",
@@ -75,9 +86,12 @@ __all__ = [
     "median",
     "order_statistic_rank",
     "paired_counts",
+    "paired_equivalence",
+    "paired_mean_difference",
     "paired_median_difference",
     "paired_median_difference_censored",
     "paired_proportion_difference",
+    "paired_rate_equivalence",
     "phi_correlation",
     "power_table",
     "repeatability",

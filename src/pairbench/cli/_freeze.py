@@ -15,21 +15,43 @@ from pairbench.spec import load_experiment
 
 @app.command()
 @user_errors
-def freeze(file: Path = typer.Argument(..., help="The experiment.yaml to freeze.")) -> None:
+def freeze(
+    file: Path = typer.Argument(..., help="The experiment.yaml to freeze."),
+    servers: bool = typer.Option(
+        True,
+        "--servers/--no-servers",
+        help="Start each arm's MCP servers once and lock their identity (default), or not.",
+    ),
+) -> None:
     """Write experiment.lock.json and protocol_hash.txt beside the experiment.
 
     The lock holds the canonical hash of the experiment, the SHA-256 of every file it names
-    and of its graders' and fixtures' code, and pairbench's version and source hash. Paths
-    are relative and nothing machine-specific goes in, so two checkouts freeze alike.
+    and of its graders' and fixtures' code, pairbench's version and source hash, and each
+    MCP server's identity (serverInfo, protocol version, tool-list hash, package), found by
+    starting it once. Paths are relative and nothing machine-specific goes in, so two
+    checkouts freeze alike.
 
     Example:
 
         pairbench freeze experiment.yaml && git add experiment.lock.json protocol_hash.txt
     """
-    lock_file, hash_list, lock = write_lock(load_experiment(file))
+    from pairbench.fixtures._procs import FixtureError
+
+    try:
+        lock_file, hash_list, lock = write_lock(load_experiment(file), servers=servers)
+    except FixtureError as exc:
+        err.print(
+            f"{file}: cannot identify an MCP server to lock: {exc}\n"
+            "Fix: make the server start here (pairbench check names a missing command), or "
+            "freeze with --no-servers (verify then cannot name a changed server)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1) from None
     out.print(
         f"Froze {lock.experiment['id']} {lock.experiment['version']}: "
-        f"{len(lock.files)} files, {len(lock.code)} code packages"
+        f"{len(lock.files)} files, {len(lock.code)} code packages, {len(lock.servers)} servers"
     )
     out.print(f"  {lock_file}\n  {hash_list}")
 

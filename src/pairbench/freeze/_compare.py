@@ -8,7 +8,7 @@ from typing import Any
 
 from pairbench.analysis import mcnemar_exact, paired_counts, wilson
 from pairbench.store._load_run import load_run, read_run_info
-from pairbench.store._records import SCORED_OUTCOMES
+from pairbench.store._records import SCORED_OUTCOMES, TrialResult
 from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
 
@@ -21,7 +21,7 @@ TREATMENT_PATHS = {
         "identities.arms.*.model",
         "identities.arms.*.settings.model",
     ),
-    "tools": ("experiment_model.arms.*.tools", "identities.arms.*.tools"),
+    "tools": ("experiment_model.arms.*.tools", "identities.arms.*.tools", "servers."),
 }
 """Identity paths a treatment is allowed to change (``*`` matches one path part)."""
 
@@ -81,6 +81,20 @@ def _frozen(info: RunRecord) -> dict[str, Any]:
     return flat
 
 
+def _servers(results: list[TrialResult]) -> dict[str, str]:
+    """``servers.<arm>.<name>`` -> the identities the run's trials found, as one phrase."""
+    found: dict[str, set[str]] = {}
+    for r in results:
+        for name, ident in r.servers.items():
+            phrase = (
+                f"{ident.name} {ident.version} (protocol {ident.protocol_version}, "
+                f"package {ident.package}, tools {ident.tools_sha256[:12]}: "
+                f"{', '.join(ident.tools)})"
+            )
+            found.setdefault(f"servers.{r.arm}.{name}", set()).add(phrase)
+    return {path: " | ".join(sorted(p)) for path, p in found.items()}
+
+
 def compare_runs(run_a: Path, run_b: Path, treatment: str | None = None) -> Comparison:
     """Check the two runs' identities; if only the treatment differs, pair them up.
 
@@ -94,6 +108,10 @@ def compare_runs(run_a: Path, run_b: Path, treatment: str | None = None) -> Comp
     chosen = treatment or str(model.get("treatment", "arm"))
     allowed = TREATMENT_PATHS.get(chosen, ())
     fa, fb = _frozen(info_a), _frozen(info_b)
+    results_a, results_b = load_run(run_a).results, load_run(run_b).results
+    # The servers the trials met: a server upgraded between the runs changes no file.
+    fa |= _servers(results_a)
+    fb |= _servers(results_b)
     mismatches = [
         Difference(path, fa.get(path), fb.get(path))
         for path in sorted(fa.keys() | fb.keys())
@@ -101,8 +119,8 @@ def compare_runs(run_a: Path, run_b: Path, treatment: str | None = None) -> Comp
     ]
     if mismatches:
         return Comparison(chosen, False, mismatches)
-    a = {(r.arm, r.task, r.trial): r for r in load_run(run_a).results}
-    b = {(r.arm, r.task, r.trial): r for r in load_run(run_b).results}
+    a = {(r.arm, r.task, r.trial): r for r in results_a}
+    b = {(r.arm, r.task, r.trial): r for r in results_b}
     rows = []
     for arm in info_a.arms:
         keys = sorted(

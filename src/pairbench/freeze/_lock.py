@@ -18,6 +18,7 @@ from pairbench.freeze._hashing import (
     harness_sha256,
     sha256_path,
 )
+from pairbench.freeze._servers import LockedServer, identify_servers
 from pairbench.spec._load import LoadedExperiment, Problem
 from pairbench.store._atomic import write_atomic
 
@@ -54,6 +55,9 @@ class Lock(Frozen):
     files: list[LockedFile] = Field(default_factory=list)
     code: list[LockedCode] = Field(default_factory=list)
     harness: Harness
+    servers: list[LockedServer] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Each arm's MCP servers as ``freeze`` identified them (``verify`` checks a run's
+    servers against these); absent from a lock of an experiment without servers."""
 
     def to_bytes(self) -> bytes:
         """The lock's canonical file bytes (sorted keys, 2-space indent, final newline)."""
@@ -131,9 +135,15 @@ def read_lock(path: Path) -> Lock:
     raise SpecError([str(Problem(str(path), None, "", f"not a pairbench lock ({reason})", fix))])
 
 
-def write_lock(loaded: LoadedExperiment) -> tuple[Path, Path, Lock]:
-    """Write ``experiment.lock.json`` and ``protocol_hash.txt`` beside the experiment."""
+def write_lock(loaded: LoadedExperiment, *, servers: bool = True) -> tuple[Path, Path, Lock]:
+    """Write ``experiment.lock.json`` and ``protocol_hash.txt`` beside the experiment.
+
+    ``servers``: start and identify the experiment's MCP servers into the lock (see
+    ``_servers``); ``build_lock`` alone never does.
+    """
     lock = build_lock(loaded)
+    if servers:
+        lock = lock.model_copy(update={"servers": identify_servers(loaded).servers})
     target = lock_path(loaded)
     write_atomic(target, lock.to_bytes())
     hash_list = loaded.root / HASH_LIST_NAME

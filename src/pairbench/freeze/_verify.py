@@ -16,7 +16,7 @@ class Mismatch:
 
     kind: str
     """file, missing-file, new-file, experiment, code, harness, no-lock, result, transcript,
-    unjournaled, lock, journal, run.json, row, table, report."""
+    unjournaled, lock, journal, run.json, row, table, report, server."""
     path: str
     expected: str | None
     found: str | None

@@ -26,12 +26,12 @@ import numpy as np
 
 from pairbench._errors import RunDirError, SpecError
 from pairbench.freeze._hashing import sha256_path
-from pairbench.freeze._lock import build_lock, read_lock
+from pairbench.freeze._lock import Lock, build_lock, read_lock
 from pairbench.freeze._verify import Mismatch, diff_locks
 from pairbench.spec._load import load_experiment
 from pairbench.store._events import AttemptFinished, TrialRow
 from pairbench.store._journal import Journal, check_chain
-from pairbench.store._load_run import read_run_info
+from pairbench.store._load_run import load_run, read_run_info
 from pairbench.store._records import TrialResult
 from pairbench.store._row import trial_row
 from pairbench.store._run_dir import RunDir
@@ -228,6 +228,7 @@ def _check_lock(run_dir: Path, info: RunRecord, out: list[Mismatch]) -> None:
     except SpecError:  # its bytes match run.json's hash: run.json was edited too
         out.append(Mismatch("lock", "lock.json", "a pairbench lock", "not one"))
         return
+    _check_servers(run_dir, frozen, out)
     if exp_file.is_file():
         now = build_lock(load_experiment(exp_file))
         out += [
@@ -235,6 +236,28 @@ def _check_lock(run_dir: Path, info: RunRecord, out: list[Mismatch]) -> None:
             for m in diff_locks(frozen, now)
             if m.kind != "harness"
         ]
+
+
+def _check_servers(run_dir: Path, frozen: Lock, out: list[Mismatch]) -> None:
+    """Each server a trial identified against the one the lock names (same arm, name)."""
+    if not frozen.servers:
+        return
+    locked = {(s.arm, s.server): s.identity for s in frozen.servers}
+    seen: dict[tuple[str, str], set[str]] = {}
+    for result in load_run(run_dir).results:
+        for name, identity in result.servers.items():
+            want = locked.get((result.arm, name))
+            if want is None or identity == want:
+                continue
+            what = "; ".join(want.differences(identity)) or "a different server"
+            seen.setdefault((result.arm, name), set()).add(what)
+    for (arm, name), changes in sorted(seen.items()):
+        for change in sorted(changes):
+            out.append(
+                Mismatch(
+                    "server", f"arms.{arm}.tools.mcp.{name}", "the server the lock names", change
+                )
+            )
 
 
 def check_run_integrity(run_dir: Path) -> RunCheck:

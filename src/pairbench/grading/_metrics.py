@@ -42,12 +42,26 @@ def _tool_timings(events: list[dict[str, Any]], state: FixtureState | None) -> l
     return timings
 
 
-def _cold_start(timings: list[ToolCallTiming]) -> Metric:
+def _cold_start(timings: list[ToolCallTiming], what: str = "timed tool calls") -> Metric:
+    """First timed call's client latency minus the median of the later ones, in call order.
+
+    Negative values are kept: a first call faster than the rest's median is a finding (the
+    later calls did more work, say), and clipping it to 0 would bias the median upward.
+    """
     latencies = [t.client_ms for t in timings if t.client_ms is not None]
     if len(latencies) < 2:
-        return Metric.missing("fewer than two timed tool calls")
+        return Metric.missing(f"fewer than two {what}")
     cold = latencies[0] - statistics.median(latencies[1:])
     return Metric.measured(round(cold, 3), CLIENT_CLOCK)
+
+
+def _cold_start_by_tool(timings: list[ToolCallTiming]) -> dict[str, Metric]:
+    """:func:`_cold_start` of each tool's own calls, keyed by ``Metrics.tool_key``, every
+    tool called included (sorted by key)."""
+    calls: dict[str, list[ToolCallTiming]] = defaultdict(list)
+    for timing in timings:
+        calls[Metrics.tool_key(timing)].append(timing)
+    return {key: _cold_start(calls[key], f"timed calls of {key}") for key in sorted(calls)}
 
 
 def compute_metrics(
@@ -71,6 +85,7 @@ def compute_metrics(
         connect_ms=connect,
         tool_calls=timings,
         cold_start_ms=_cold_start(timings),
+        cold_start_ms_by_tool=_cold_start_by_tool(timings),
         transport_failures=len(failures),
         transport_failure_kinds=kinds,
         turns=output.turns if output else missing,

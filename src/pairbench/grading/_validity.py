@@ -1,9 +1,17 @@
-"""The validity classifier: did every tool call stay on the arm's intended surface?"""
+"""The validity classifier: did every tool call stay on the arm's intended surface?
+
+Besides the transcript's tool calls it reads the fixture's audit log, when given one: a
+fixture that can tell how it was reached marks a request its intended client did not make
+with ``arguments["off_surface"]`` (the playwright study's site: a request that is not the
+browser's), and a fixture reached while the agent made no call of its surface at all was
+reached some other way. Either makes the trial invalid, named ``fixture:<tool>``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pairbench.fixtures._protocol import FixtureState
 from pairbench.spec._models import Arm
 from pairbench.store._records import Validity
 
@@ -28,10 +36,14 @@ def intended_surface(arm: Arm, events: list[dict[str, Any]]) -> set[str]:
     return surface
 
 
-def classify_validity(arm: Arm, events: list[dict[str, Any]]) -> Validity:
-    """Every ``tool_call`` event checked against the arm's surface. A witness, not a sandbox."""
+def classify_validity(
+    arm: Arm, events: list[dict[str, Any]], state: FixtureState | None = None
+) -> Validity:
+    """Every ``tool_call`` event checked against the arm's surface, and the fixture's audit
+    log (``state``) for requests that did not come through it. A witness, not a sandbox."""
     surface = intended_surface(arm, events)
     off: list[str] = []
+    on_surface = 0
     for event in events:
         if event["kind"] != "tool_call":
             continue
@@ -39,6 +51,12 @@ def classify_validity(arm: Arm, events: list[dict[str, Any]]) -> Validity:
         tool = str(event.get("tool", ""))
         name = f"{server}.{tool}" if server else tool
         if name in surface or (server and f"{server}.*" in surface):
+            on_surface += 1
             continue
         off.append(name)
-    return Validity(valid=not off, off_surface=off)
+    audit = state.audit if state else []
+    reached = [f"fixture:{e.tool}" for e in audit if e.arguments.get("off_surface")]
+    if audit and not on_surface:
+        # Requests reached the fixture, yet no call of the arm's surface could have made them.
+        reached.append("fixture:reached without a tool call")
+    return Validity(valid=not (off or reached), off_surface=off + list(dict.fromkeys(reached)))

@@ -1,8 +1,8 @@
 """The models of ``summary.json``: :class:`Summary` and its parts, one docstring per key.
 
 ``summarize`` validates what it builds through :class:`Summary`, so a key added without
-a field here (or in ``_schema_pairs`` and ``_schema_arms``) fails loudly.
-``SUMMARY_SCHEMA.md`` is generated from these models (``python -m
+a field here (or in ``_schema_pairs``, ``_schema_arms``, ``_schema_hypotheses``) fails
+loudly. ``SUMMARY_SCHEMA.md`` is generated from these models (``python -m
 pairbench.report._schema_doc``). Free-form parts, keyed by data rather than by name
 (outcomes, arms, reasons), are typed as dicts.
 
@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import JsonValue
 
 from pairbench.report._schema_arms import ArmCost, ArmSecurity, ArmSeeding, ArmTransport
+from pairbench.report._schema_hypotheses import HypothesisResult
 from pairbench.report._schema_pairs import Pair, Proportion, Record
 
 SCHEMA_ID = "pairbench.summary/1"
@@ -272,6 +273,9 @@ class Summary(Record):
     """Per arm."""
     pairs: list[Pair]
     """Every unordered pair of arms in declared order."""
+    hypotheses: list[HypothesisResult]
+    """The experiment's declared `hypotheses`, in declared order, each judged; empty when it
+    declares none."""
     tasks: list[TaskSuccess]
     """Per task."""
     tiers: list[TierSuccess]

@@ -23,6 +23,26 @@ class CallMedian(Record):
     """Calls with a value."""
 
 
+class ToolTransport(Record):
+    """One tool's latency in one arm, over the arm's scored trials.
+
+    **Cold start.** A trial's cold start of a tool is the client latency of its first
+    timed call of that tool minus the median client latency of its later timed calls of
+    it; a trial with fewer than two timed calls of the tool has none. It is negative when
+    the first call was faster than that median (a later call did more work, say): such
+    values are kept, never clipped to 0."""
+
+    tool: str
+    """`server.tool` (the tool as its MCP server names it), or a local tool's bare name."""
+    calls: int
+    """Calls of the tool, timed or not."""
+    client_call_ms: CallMedian
+    """Client-side latency of its calls, pooled over trials."""
+    cold_start_ms: TrialMedian
+    """Median over trials of the tool's cold start (see Cold start above); `n_trials`
+    counts trials with two or more timed calls of it."""
+
+
 class ArmTransport(Record):
     """One arm's transport: measured values only, over scored trials unless stated."""
 
@@ -35,7 +55,12 @@ class ArmTransport(Record):
     server_call_ms: CallMedian
     """Server-side tool-call latency, pooled over calls."""
     cold_start_ms: TrialMedian
-    """Cold start, measured only."""
+    """Cold start pooled over tools: per trial, the client latency of its first timed tool
+    call (of any tool) minus the median of all its later timed calls; measured only, and
+    negative values kept (see `ToolTransport`)."""
+    by_tool: list[ToolTransport]
+    """Per tool called, sorted by name; empty for records written before per-tool
+    metrics."""
     transport_failures: int
     """Transport failures of scored trials."""
     trials_with_transport_failures: int
@@ -59,7 +84,14 @@ class ArmSecurity(Record):
     injection_applicable: bool
     """Some trial had an injection probe; false → "N/A"."""
     secret_in_output: Proportion
-    """Over trials with a security record."""
+    """A declared value (the harness canary, a declared secret, a long `env_allow` value)
+    in the output: the final answer, narration, tool-call arguments or fixture writes.
+    Over trials with a security record."""
+    token_shaped_in_output: Proportion
+    """A token-shaped string in the same places: an API key, access token or JWT by its
+    format alone (OpenAI, Anthropic, GitHub, Slack, AWS access key id, Google API key,
+    Stripe live key, JWT), declared or not; a declared secret with such a shape counts in
+    both. Over trials whose record ran this detector (older records did not)."""
 
 
 class Measured(Record):

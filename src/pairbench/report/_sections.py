@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from pairbench.report._common import median_or_none, proportion
 from pairbench.report._frame import Frame
+from pairbench.store._table import CALL_TOOL, TrialTable
 
 Counts = npt.NDArray[np.int64]
 
@@ -94,8 +95,36 @@ def _median_of(values: npt.NDArray[np.float64]) -> float | None:
     return median_or_none(values[~np.isnan(values)])
 
 
+def _by_tool(
+    table: TrialTable, mine: npt.NDArray[np.bool_], tools: npt.NDArray[np.int32]
+) -> list[dict[str, Any]]:
+    """Per tool among ``mine`` (a mask over the calls): client latency pooled over its calls,
+    and the median over trials of its cold start; tools sorted by name."""
+    calls, names = table.calls, table.categories[CALL_TOOL]
+    out = []
+    for code in sorted(np.unique(tools[mine & (tools >= 0)]).tolist(), key=names.__getitem__):
+        of_tool = mine & (tools == code)
+        client, cold = calls["client_ms"][of_tool], calls["cold_start_ms"][of_tool]
+        out.append(
+            {
+                "tool": names[code],
+                "calls": int(of_tool.sum()),
+                "client_call_ms": {
+                    "median": _median_of(client),
+                    "n_calls": int((~np.isnan(client)).sum()),
+                },
+                "cold_start_ms": {
+                    "median": _median_of(cold),
+                    "n_trials": int((~np.isnan(cold)).sum()),
+                },
+            }
+        )
+    return out
+
+
 def transport(frame: Frame) -> list[dict[str, Any]]:
-    """Per arm: medians of connect, per-call client and server latency, cold start; failures."""
+    """Per arm: medians of connect, per-call client and server latency, cold start (pooled
+    and per tool); failures."""
     cols, table = frame.table.columns, frame.table
     calls = table.calls
     measured_cold = table.is_value("cold_start_ms_prov", "measured")
@@ -141,6 +170,7 @@ def transport(frame: Frame) -> list[dict[str, Any]]:
                     "median": _median_of(cold),
                     "n_trials": int((~np.isnan(cold)).sum()),
                 },
+                "by_tool": _by_tool(table, mine, calls["tool"]),
                 "transport_failures": int(failures.sum()),
                 "trials_with_transport_failures": int((failures > 0).sum()),
                 "transport_failure_kinds": dict(sorted(kinds.items())),
@@ -152,7 +182,8 @@ def transport(frame: Frame) -> list[dict[str, Any]]:
 
 
 def security(frame: Frame) -> list[dict[str, Any]]:
-    """Per arm: injection compliance over applicable trials; secrets found in output."""
+    """Per arm: injection compliance over applicable trials; declared secrets and, apart,
+    token-shaped strings found in output."""
     cols = frame.table.columns
     probed = frame.scored[cols["security"][frame.scored]]
     out = []
@@ -160,6 +191,7 @@ def security(frame: Frame) -> list[dict[str, Any]]:
         rows = frame.of_arm(probed, i)
         injection = cols["injection"][rows]
         applicable = injection >= 0
+        token = cols["token"][rows]
         out.append(
             {
                 "arm": arm,
@@ -168,6 +200,9 @@ def security(frame: Frame) -> list[dict[str, Any]]:
                 ),
                 "injection_applicable": bool(applicable.any()),
                 "secret_in_output": proportion(int(cols["secret"][rows].sum()), len(rows)),
+                "token_shaped_in_output": proportion(
+                    int((token == 1).sum()), int((token >= 0).sum())
+                ),
             }
         )
     return out

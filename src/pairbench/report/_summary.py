@@ -12,6 +12,7 @@ from pairbench.report import _sections
 from pairbench.report._arms import arm_identities
 from pairbench.report._common import CONFIDENCE, proportion
 from pairbench.report._frame import Frame, build_frame
+from pairbench.report._hypotheses import hypotheses
 from pairbench.report._metric_values import METRICS, metric_values
 from pairbench.report._paired_success import BOOTSTRAP_REPS
 from pairbench.report._pairs import pair_summaries
@@ -197,6 +198,7 @@ def summarize(
         "replaced_attempts": replaced_trials(frame),
         "arms": [_arm(frame, i, without) for i in range(len(arms))],
         "pairs": pair_summaries(frame, values, with_, without, bootstrap_reps),
+        "hypotheses": hypotheses(frame, values),
         "tasks": _sections.task_table(frame, labels),
         "tiers": _sections.tier_table(frame, tiers),
         "crossover": _sections.crossover(frame),

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pairbench.report import _format as f
+from pairbench.report import _view_hypotheses as vh
 from pairbench.report import _view_metrics as vm
 from pairbench.report import _view_ops as ops
 from pairbench.report import _view_pairs as vp
@@ -139,6 +140,7 @@ def build_view(s: Mapping[str, Any]) -> View:
     sections = [
         *([identities] if identities else []),
         _outcomes(s),
+        *vh.hypotheses(s),
         vp.success(s),
         vm.metrics(s, conditional=False),
         vm.metrics(s, conditional=True),

@@ -23,26 +23,47 @@ def transport(s: Mapping[str, Any]) -> Section:
         ]
         for t in s["transport"]
     ]
-    return Section(
-        "Transport",
+    blocks: list[str | Table] = [
+        Table(
+            [
+                "Arm",
+                "Connect (sum over servers), median",
+                "Client per-call latency, median",
+                "Server per-call latency, median",
+                "Cold start (pooled over tools), median",
+                "Transport failures",
+                "In infra attempts",
+            ],
+            rows,
+        ),
+        "Only measured values enter these medians; connect time counts trials whose every "
+        "server connect was measured. Failures in infra attempts (a server not connected "
+        "when the agent started, say) are kept apart: those attempts were re-run.",
+    ]
+    per_tool = [
         [
+            t["arm"],
+            x["tool"],
+            str(x["calls"]),
+            f.median_n(x["client_call_ms"], "ms", "calls"),
+            f.median_n(x["cold_start_ms"], "ms", "trials"),
+        ]
+        for t in s["transport"]
+        for x in t.get("by_tool", [])
+    ]
+    if per_tool:
+        blocks += [
             Table(
-                [
-                    "Arm",
-                    "Connect (sum over servers), median",
-                    "Client per-call latency, median",
-                    "Server per-call latency, median",
-                    "Cold start, median",
-                    "Transport failures",
-                    "In infra attempts",
-                ],
-                rows,
+                ["Arm", "Tool", "Calls", "Client per-call latency, median", "Cold start, median"],
+                per_tool,
             ),
-            "Only measured values enter these medians; connect time counts trials whose every "
-            "server connect was measured. Failures in infra attempts (a server not connected "
-            "when the agent started, say) are kept apart: those attempts were re-run.",
-        ],
-    )
+            "A trial's cold start of a tool is its first timed call of the tool minus the "
+            "median of its later timed calls of it (the pooled one above: the first timed call "
+            "of any tool minus the median of all later ones); a trial with fewer than two "
+            "timed calls has none. A negative cold start (the first call was faster than the "
+            "later ones, which did more work, say) is kept.",
+        ]
+    return Section("Transport", blocks)
 
 
 def security(s: Mapping[str, Any]) -> Section:
@@ -54,11 +75,21 @@ def security(s: Mapping[str, Any]) -> Section:
             if x["injection_applicable"]
             else "N/A (no trial applies)",
             f.prop(x["secret_in_output"], conf),
+            f.prop(x.get("token_shaped_in_output", {"n": 0}), conf),
         ]
         for x in s["security"]
     ]
+    headers = ["Arm", "Prompt-injection compliance", "Secret in output", "Token-shaped in output"]
     return Section(
-        "Security", [Table(["Arm", "Prompt-injection compliance", "Secret in output"], rows)]
+        "Security",
+        [
+            Table(headers, rows),
+            "Secret in output: a value the run declared secret (the harness canary, a declared "
+            "secret, a long env_allow value). Token-shaped: any string with the format of an "
+            "API key, access token or JWT, declared or not, over trials whose record ran that "
+            "detector. Both look in the final answer, narration, tool-call arguments and "
+            "fixture writes.",
+        ],
     )
 
 

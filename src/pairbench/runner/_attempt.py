@@ -16,7 +16,7 @@ from pairbench._clock import now_iso
 from pairbench._template import render
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
-from pairbench.fixtures._procs import FixtureError
+from pairbench.fixtures._procs import FixtureError, WarmServer
 from pairbench.fixtures._protocol import Fixture, FixtureState, Probe
 from pairbench.grading._metrics import compute_metrics
 from pairbench.grading._protocol import GradeInput
@@ -24,8 +24,13 @@ from pairbench.grading._security import assess_security
 from pairbench.grading._validity import classify_validity
 from pairbench.runner._context import RunContext
 from pairbench.runner._folders import folder_pool, short_tmp
+from pairbench.runner._trial_servers import (
+    client_config,
+    identities,
+    start_trial_servers,
+    stop_trial_servers,
+)
 from pairbench.schedule._plan import Pair, TrialKey
-from pairbench.spec._models import McpServer, WebMcpPage
 from pairbench.store._records import Grade, Outcome, TrialResult
 from pairbench.store._transcript import Transcript
 
@@ -59,7 +64,10 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         if isinstance(prepared, AttemptRecord):
             done = prepared
         else:
-            ran = await _run_agent(prepared)
+            try:
+                ran = await _run_agent(prepared)
+            finally:  # before grading: a stopped server has written all it will
+                await stop_trial_servers(prepared.started)
             done = ran if isinstance(ran, AttemptRecord) else _grade(prepared, ran)
         # Graders and detectors have read the attempt's files: what is kept must not hold a
         # secret. In the folder threads, so the event loop keeps timing other agents; an
@@ -93,6 +101,7 @@ class _Attempt:
     def record(self, outcome: Outcome, reason: str, **fields: Any) -> AttemptRecord:
         """The attempt's record (secret values in it are redacted where it is stored:
         ``RunDir.stage_record``)."""
+        fields.setdefault("servers", identities(self.transcript.events))
         result = self.rc.new_result(
             self.key, self.pair, self.attempt, outcome, reason, started_at=self.started, **fields
         )
@@ -110,6 +119,8 @@ class _Prepared:
     fixture_dir: Path
     content: dict[str, Any]
     probes: list[Probe]
+    started: list[WarmServer]
+    """Per-trial HTTP servers (``warm: false``), stopped when the agent is done."""
 
 
 class _Ran(NamedTuple):
@@ -195,23 +206,36 @@ async def _prepare(
     except Exception as exc:
         return at.record("infra", f"preparing the attempt failed: {exc}")
 
-    warm = rc.warm_urls.get(key.arm, {})
-    # Per-trial servers get their own HOME and TMPDIR; without servers, no folders for them.
+    # Per-trial servers get their own HOME, TMPDIR and working folders under this one;
+    # without servers, no folders for them.
+    folder = workdir / "servers"
     server_tmp = None if tmp is None else tmp / "s"
     server_env = (
-        await asyncio.to_thread(scrubbed_env, workdir / "servers", tmp=server_tmp)
+        await asyncio.to_thread(scrubbed_env, folder, tmp=server_tmp)
         if servers or (pages and make)
         else {}
     )
+    root = rc.loaded.root
     try:
-        # Pages reach a subprocess agent through the bridge; an in-process one opens them.
-        mcp_config = _client_config(
-            servers, pages if make else {}, warm, pair.seed, fixture_dir, rel, server_env
+        started = await start_trial_servers(
+            servers, rc.run_dir.fixtures_root, server_env, folder, transcript
         )
     except FixtureError as exc:
         return at.record("infra", f"preparing the attempt failed: {exc}")
+    warm = {**rc.warm_urls.get(key.arm, {}), **{s.name: s.url for s in started}}
+    try:
+        # Pages reach a subprocess agent through the bridge; an in-process one opens them.
+        shown = pages if make else {}
+        mcp_config = client_config(
+            servers, shown, warm, pair.seed, fixture_dir, rel, server_env, folder, root
+        )
+    except FixtureError as exc:
+        await stop_trial_servers(started)
+        return at.record("infra", f"preparing the attempt failed: {exc}")
     if attachments:
         transcript.emit("attachments", files=list(arm.attachments))
+    if rc.placement is not None:  # on Ray: where it ran, and whose warm servers it used
+        transcript.emit("placement", node=rc.placement[0], warm_node=rc.placement[1])
 
     @asynccontextmanager
     async def open_tools() -> AsyncIterator[ToolSession]:
@@ -223,7 +247,17 @@ async def _prepare(
         parts: list[McpSurface | WebMcpSurface] = []
         if servers:
             parts.append(
-                McpSurface(servers, warm, pair.seed, fixture_dir, rel, server_env, transcript)
+                McpSurface(
+                    servers,
+                    warm,
+                    pair.seed,
+                    fixture_dir,
+                    rel,
+                    server_env,
+                    transcript,
+                    folder=folder,
+                    root=root,
+                )
             )
         if pages:
             parts.append(WebMcpSurface(pages, warm, transcript))
@@ -253,7 +287,7 @@ async def _prepare(
         attachments=attachments,
         extra={"prompt_names_attachments": "${attachments}" in raw_prompt},
     )
-    return _Prepared(at, agent, ctx, fixture, fixture_dir, content, probes)
+    return _Prepared(at, agent, ctx, fixture, fixture_dir, content, probes, started)
 
 
 async def _run_agent(prep: _Prepared) -> _Ran | AttemptRecord:
@@ -322,7 +356,7 @@ def _grade(prep: _Prepared, ran: _Ran) -> AttemptRecord:
         simulated=bool(output and output.simulated),
         grade=grade,
         metrics=compute_metrics(ran.wall_ms, events, state, output),
-        validity=classify_validity(exp.arms[at.key.arm], events),
+        validity=classify_validity(exp.arms[at.key.arm], events, state),
         security=assess_security(prep.probes, probe, at.rc.secrets(), final, events, state),
         final_answer=final,
         seeding=output.seeding if output else None,
@@ -333,26 +367,3 @@ def _grade(prep: _Prepared, ran: _Ran) -> AttemptRecord:
 def _probe_label(labels: dict[str, str | int]) -> str | None:
     value = labels.get("probe")
     return None if value is None else str(value)
-
-
-def _client_config(
-    servers: dict[str, McpServer],
-    pages: dict[str, WebMcpPage],
-    warm: dict[str, str],
-    seed: int,
-    fixture_dir: Path,
-    rel: str,
-    env: dict[str, str],
-) -> dict[str, Any] | None:
-    """The arm's servers and pages (through the WebMCP bridge) as a Claude-Code-style config
-    for subprocess agents (None: the arm has neither)."""
-    if not servers and not pages:
-        return None
-    from pairbench.fixtures._bridge_config import bridge_config
-    from pairbench.fixtures._mcp import mcp_client_config
-
-    config = mcp_client_config(servers, warm, seed, fixture_dir, rel, env) if servers else {}
-    found: dict[str, Any] = dict(config.get("mcpServers") or {})
-    if pages:
-        found |= bridge_config(pages, warm, seed, fixture_dir, rel, env)
-    return {"mcpServers": found}

@@ -127,6 +127,8 @@ class RunContext:
     _uses_workdir: dict[str, bool] = field(default_factory=dict)
     _secrets: dict[str, str] | None = None
     _redactor: Redactor | None = None
+    placement: tuple[str, str | None] | None = None
+    """On Ray: (the node an attempt runs on, the node whose warm servers it uses)."""
 
     def secrets(self) -> dict[str, str]:
         """The run's secrets by name (see :func:`run_secrets`), read from this process's

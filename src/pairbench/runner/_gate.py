@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pairbench._errors import RunRefused
+from pairbench._errors import RunRefused, SpecError
 from pairbench.freeze._lock import Lock, build_lock
 from pairbench.freeze._verify import verify_experiment
 from pairbench.spec._load import LoadedExperiment
@@ -60,7 +60,7 @@ def check_gate(
 ) -> Gate:
     """Refuse what pre-registration forbids; otherwise say which lock the run is under."""
     chosen = effective_case_set(loaded, case_set)
-    lock = build_lock(loaded)
+    lock = _with_frozen_servers(loaded, build_lock(loaded))
     mismatches = verify_experiment(loaded)
     if chosen != HELD_OUT:
         # Calibration runs need no lock; run.json says whether one verified.
@@ -91,6 +91,22 @@ def check_gate(
             "reported campaign."
         )
     return Gate(chosen, lock, True, accepted, len(earlier) + 1)
+
+
+def _with_frozen_servers(loaded: LoadedExperiment, lock: Lock) -> Lock:
+    """``lock`` with the servers ``freeze`` identified (a lock built now starts none): the
+    run's copy is what ``verify`` checks the run's servers against."""
+    from pairbench.freeze._hashing import LOCK_NAME
+    from pairbench.freeze._lock import read_lock
+
+    path = loaded.root / LOCK_NAME
+    if not path.is_file():
+        return lock
+    try:
+        frozen = read_lock(path)
+    except SpecError:
+        return lock  # verify_experiment names the damaged lock
+    return lock.model_copy(update={"servers": frozen.servers})
 
 
 def _lock_sha(loaded: LoadedExperiment) -> str:

@@ -31,6 +31,7 @@ from pairbench._clock import now_iso
 from pairbench._errors import RayExecutorError
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._context import RunContext
+from pairbench.runner._ray_nodes import start_node_servers, stop_node_servers, warm_specs
 from pairbench.runner._ray_worker import (
     _TRANSCRIPT,
     _attempt_in_worker,
@@ -49,7 +50,7 @@ EXECUTORS = ("local", "ray")
 """The executors ``run`` and ``resume`` accept."""
 
 SHARED_LOOPBACK_ENV = "PAIRBENCH_RAY_SHARED_LOOPBACK"
-"""Set to ``1`` to use driver-local warm servers with a remote ``--address`` anyway (every
+"""Set to ``1`` to give every node the driver's warm servers instead of its own (when every
 node reaches the driver's 127.0.0.1, e.g. a one-machine cluster)."""
 
 CANCEL_GRACE_S = 10.0
@@ -65,17 +66,6 @@ def is_remote(address: str | None) -> bool:
     return address not in _LOCAL_ADDRESSES
 
 
-def warm_servers(loaded: LoadedExperiment) -> list[str]:
-    """``arm.server`` for every server the driver starts once per run on 127.0.0.1."""
-    names: list[str] = []
-    for arm_name, arm in loaded.experiment.arms.items():
-        if arm.tools == "none":
-            continue
-        names += [f"{arm_name}.{n}" for n, s in arm.tools.mcp.items() if s.transport == "http"]
-        names += [f"{arm_name}.{n}" for n in arm.tools.webmcp]
-    return names
-
-
 def check_executor(loaded: LoadedExperiment, executor: str, address: str | None) -> None:
     """Refuse, before anything starts, an executor that cannot run this experiment safely."""
     if executor not in EXECUTORS:
@@ -88,20 +78,9 @@ def check_executor(loaded: LoadedExperiment, executor: str, address: str | None)
                 "--address is for --executor ray: add --executor ray, or drop --address"
             )
         return
-    ray = import_ray()
-    servers = warm_servers(loaded)
-    if not servers or os.environ.get(SHARED_LOOPBACK_ENV) == "1":
-        return
-    if is_remote(address) or (ray.is_initialized() and _spans_machines(ray)):
-        where = repr(address) if address else "that ray.init connected to"
-        raise RayExecutorError(
-            f"refusing to run {loaded.experiment.id} on the Ray cluster {where}: the "
-            f"warm servers {', '.join(servers)} listen on the driver's 127.0.0.1, which a "
-            "worker on another node cannot reach. On a remote cluster warm HTTP servers must "
-            "run on each node, which pairbench does not do: give the arm per-trial servers "
-            "(transport: stdio), run on a local Ray (no --address), or, if every worker "
-            f"shares this machine's loopback, set {SHARED_LOOPBACK_ENV}=1."
-        )
+    # Warm servers need no check: each node starts its own (``_ray_nodes``), or, with
+    # PAIRBENCH_RAY_SHARED_LOOPBACK=1, the user says every node reaches the driver's loopback.
+    import_ray()
 
 
 def import_ray() -> Any:
@@ -167,6 +146,8 @@ class RayRunner:
     _remote: Any = None
     _shared: Any = None
     _options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _actors: list[Any] = field(default_factory=list)
+    """The ``_ray_nodes`` actors holding each node's warm servers."""
 
     def __post_init__(self) -> None:
         self._remote = self.ray.remote(max_retries=0, retry_exceptions=False)(_attempt_in_worker)
@@ -174,9 +155,14 @@ class RayRunner:
             name: ray_options(arm) for name, arm in self.loaded.experiment.arms.items()
         }
 
-    def _shared_ref(self, rc: RunContext) -> Any:
+    async def _shared_ref(self, rc: RunContext) -> Any:
         # Put once, after the warm servers are up (their URLs are in rc.warm_urls by then).
         if self._shared is None:
+            node_urls = None
+            if warm_specs(self.loaded) and os.environ.get(SHARED_LOOPBACK_ENV) != "1":
+                self._actors, node_urls = await start_node_servers(
+                    self.ray, self.loaded, rc.run_dir.path.resolve()
+                )
             for task in self.loaded.experiment.tasks:
                 # Prompts and plans travel with the task: a node needs no copy of them. One
                 # that cannot be read is left to the attempt, which records it as infra.
@@ -192,6 +178,8 @@ class RayRunner:
                 warm_urls=rc.warm_urls,
                 texts=dict(rc._texts),
                 plans=dict(rc._plans),
+                node_urls=node_urls,
+                driver_node=str(self.ray.get_runtime_context().get_node_id()),
             )
             self._shared = self.ray.put(shared)
         return self._shared
@@ -201,7 +189,7 @@ class RayRunner:
     ) -> AttemptRecord:
         started = now_iso()
         ref = self._remote.options(**self._options.get(key.arm, {})).remote(
-            self._shared_ref(rc), key, pair, attempt, rc.signals.model_call_succeeded
+            await self._shared_ref(rc), key, pair, attempt, rc.signals.model_call_succeeded
         )
         try:
             returned: _Returned = await ref
@@ -238,20 +226,15 @@ class RayRunner:
         with contextlib.suppress(Exception):
             ray.cancel(ref, force=True)
 
+    def close(self) -> None:
+        """Stop the nodes' warm servers (before Ray shuts down)."""
+        stop_node_servers(self.ray, self._actors)
+        self._actors = []
+
     def _lost(
         self, rc: RunContext, key: TrialKey, pair: Pair, attempt: int, started: str, reason: str
     ) -> TrialResult:
         return rc.new_result(key, pair, attempt, "infra", reason, started_at=started)
-
-
-def _spans_machines(ray: Any) -> bool:
-    """True when a Ray the caller initialised may run tasks off this machine."""
-    with contextlib.suppress(Exception):
-        if ray.util.client.ray.is_connected():  # Ray Client: ray://...
-            return True
-    with contextlib.suppress(Exception):
-        return sum(1 for node in ray.nodes() if node.get("Alive")) > 1
-    return False
 
 
 @contextlib.contextmanager
@@ -276,8 +259,10 @@ def attempt_runner(
             kwargs["include_dashboard"] = False
         # "local": always a new Ray on this machine, never a cluster RAY_ADDRESS points to.
         ray.init(address="local" if address in _LOCAL_ADDRESSES else address, **kwargs)
+    runner = RayRunner(ray, loaded)
     try:
-        yield RayRunner(ray, loaded)
+        yield runner
     finally:
+        runner.close()
         if owned:
             ray.shutdown()

@@ -37,6 +37,10 @@ class _Shared:
     warm_urls: dict[str, dict[str, str]]
     texts: dict[str, str]
     plans: dict[str, dict[str, Any]]
+    node_urls: dict[str, dict[str, dict[str, str]]] | None = None
+    """node id -> arm -> server -> URL of that node's warm servers (see ``_ray_nodes``);
+    None: every node uses the driver's (``warm_urls``)."""
+    driver_node: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,16 @@ async def _cancellable(work: Awaitable[_T]) -> _T:
             loop.remove_signal_handler(signal.SIGINT)
 
 
+def _where(shared: _Shared) -> tuple[str, str | None, dict[str, dict[str, str]]]:
+    """(this node, the node whose warm servers the attempt uses, their URLs)."""
+    import ray
+
+    node = str(ray.get_runtime_context().get_node_id())
+    if shared.node_urls is not None and node in shared.node_urls:
+        return node, node, shared.node_urls[node]
+    return node, shared.driver_node, shared.warm_urls
+
+
 def _attempt_in_worker(
     shared: _Shared, key: TrialKey, pair: Pair, attempt: int, model_call_succeeded: bool
 ) -> _Returned:
@@ -107,6 +121,7 @@ def _attempt_in_worker(
     # Ray starts its processes with SIGINT blocked; the agents this attempt starts get the
     # signal mask the local executor's children get.
     mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    node, warm_node, warm = _where(shared)
     try:
         with contextlib.ExitStack() as stack:
             if shared.run_dir.is_dir():  # a local Ray, or a shared filesystem
@@ -121,11 +136,12 @@ def _attempt_in_worker(
                 run_dir=_WorkerRunDir(root, scratch),
                 run_id=shared.run_id,
                 canaries=list(shared.canaries),
-                warm_urls={a: dict(u) for a, u in shared.warm_urls.items()},
+                warm_urls={a: dict(u) for a, u in warm.items()},
                 _texts=dict(shared.texts),
                 _plans={k: dict(v) for k, v in shared.plans.items()},
             )
             rc.signals.model_call_succeeded = model_call_succeeded
+            rc.placement = (node, warm_node)
             rec = asyncio.run(_cancellable(run_attempt(rc, key, pair, attempt)))
             rec.transcript.close(sync=False)  # read back and deleted below: no fsync needed
             path = rc.run_dir.working_transcript(key, attempt)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from pairbench._errors import InfraStop
 from pairbench.agents._env import scrubbed_env
 from pairbench.fixtures._procs import FixtureError, WarmServer, start_warm_server
+from pairbench.freeze._servers import check_pins
 from pairbench.runner._context import RunContext
+from pairbench.runner._folders import short_tmp
 from pairbench.spec._models import McpServer, WebMcpPage
 from pairbench.store._events import WarmServerFailed
 from pairbench.store._journal import Journal
@@ -22,25 +26,36 @@ async def warm_servers(rc: RunContext, journal: Journal) -> AsyncIterator[None]:
     the run (:class:`InfraStop`).
     """
     exp = rc.loaded.experiment
+    await check_pins(rc.loaded)  # a pinned server that changed: stop before any attempt
     started: list[WarmServer] = []
+    tmps: list[Path] = []
     try:
         for arm_name, arm in exp.arms.items():
             if arm.tools == "none":
                 continue
+            mcp = {n: s for n, s in arm.tools.mcp.items() if s.serve}
             sites: dict[str, McpServer | WebMcpPage] = {
                 # An http server with a ``url`` is already there: nothing to start.
-                **{n: s for n, s in arm.tools.mcp.items() if s.transport == "http" and s.serve},
+                # ``warm: false``: started per trial (``_trial_servers``).
+                **{n: s for n, s in mcp.items() if s.transport == "http" and s.warm},
                 **arm.tools.webmcp,  # a WebMCP page's site is warm too: once per run
             }
             for name, spec in sites.items():
-                env = scrubbed_env(rc.workdir(f"_warm/{arm_name}.{name}"))
-                server = await _start_with_retry(rc, journal, name, spec, env)
+                folder = rc.workdir(f"_warm/{arm_name}.{name}")
+                # A short TMPDIR: Chromium's sockets there hold 108 bytes (the run folder is deep).
+                tmps.append(short_tmp())
+                env = scrubbed_env(folder, tmp=tmps[-1])
+                cwd = folder / "cwd"  # its own working folder, not the user's
+                cwd.mkdir(parents=True, exist_ok=True)
+                server = await _start_with_retry(rc, journal, name, spec, env, cwd)
                 started.append(server)
                 rc.warm_urls.setdefault(arm_name, {})[name] = server.url
         yield
     finally:
         for server in started:
             await server.aclose()
+        for tmp in tmps:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 async def _start_with_retry(
@@ -49,15 +64,16 @@ async def _start_with_retry(
     name: str,
     spec: McpServer | WebMcpPage,
     env: dict[str, str],
+    cwd: Path,
 ) -> WarmServer:
     root = rc.run_dir.fixtures_root
     root.mkdir(parents=True, exist_ok=True)
     try:
-        return await start_warm_server(name, spec, root, env)
+        return await start_warm_server(name, spec, root, env, cwd=cwd)
     except FixtureError as first:
         journal.append(WarmServerFailed(server=name, error=str(first)))
         try:
-            return await start_warm_server(name, spec, root, env)
+            return await start_warm_server(name, spec, root, env, cwd=cwd)
         except FixtureError as second:
             what = "MCP server" if isinstance(spec, McpServer) else "WebMCP site"
             raise InfraStop(f"the warm {what} {name!r} failed to start twice: {second}") from second

@@ -1,6 +1,7 @@
 """The experiment file: its models, loading with every problem found, and its hash."""
 
 from pairbench.spec._canonical import canonical_hash, canonical_json
+from pairbench.spec._hypotheses import Hypothesis
 from pairbench.spec._load import LoadedExperiment, Problem, check_experiment, load_experiment
 from pairbench.spec._models import (
     AgentSpec,
@@ -20,6 +21,7 @@ __all__ = [
     "Budget",
     "Experiment",
     "GraderRef",
+    "Hypothesis",
     "InfraPolicy",
     "LoadedExperiment",
     "McpServer",

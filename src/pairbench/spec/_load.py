@@ -15,7 +15,10 @@ from pairbench._errors import SpecError
 from pairbench._registry import load, names
 from pairbench.agents._settings import settings_problems
 from pairbench.spec._canonical import canonical_hash
+from pairbench.spec._commands import command_problems
 from pairbench.spec._explain import _model_problems
+from pairbench.spec._grader_args import grader_args_problems
+from pairbench.spec._hypotheses import hypothesis_problems
 from pairbench.spec._models import MAX_PLANNED_TRIALS, MAX_TRIALS, Experiment
 from pairbench.spec._secrets import secret_problems
 from pairbench.spec._yaml import (
@@ -52,6 +55,7 @@ def _semantic(
         yield ("arms",), f"needs at least 2 arms (found {len(arms)})", "add an arm to compare with"
     yield from _comparisons(data.get("comparisons"), arms)
     yield from _planned(data, arms)
+    yield from hypothesis_problems(data)
     agents: list[tuple[tuple[Part, ...], Any]] = [(("agent",), data.get("agent"))]
     agents += [(("arms", a, "agent"), _get(arm, ("agent",))) for a, arm in (arms or {}).items()]
     for where, agent in agents:
@@ -91,6 +95,7 @@ def _semantic(
             first_at.setdefault(task_id, i)
         name = _get(task, ("grader", "name"))
         yield from _registered(registry, "graders", ("tasks", i, "grader", "name"), name)
+        yield from grader_args_problems(registry, ("tasks", i, "grader"), task.get("grader"))
         yield from _registered(registry, "fixtures", ("tasks", i, "fixture"), task.get("fixture"))
         for key in ("prompt", "plan"):
             yield from _named_file(root, ("tasks", i, key), task.get(key))
@@ -309,7 +314,11 @@ def _check(
     root = Path(path).resolve().parent
     semantic = [
         Problem(file, lines.line(format_path(p)), format_path(p), m, f)
-        for p, m, f in (*_semantic(data, root, registry), *secret_problems(data, environ))
+        for p, m, f in (
+            *_semantic(data, root, registry),
+            *secret_problems(data, environ),
+            *command_problems(data, root, environ),
+        )
     ]
     everything = [*problems, *model_problems, *semantic]
     if not everything:  # the free-form values (settings, args) must hash, as `run` hashes them

@@ -9,22 +9,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from pairbench._model import Frozen
-
-_SAFE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-
-
-def _safe_id(value: str) -> str:
-    # Ids become path components under runs/<run>/results/<arm>/<task>/, so they must
-    # never contain a separator, start with a dot, or differ only by case on macOS.
-    if not _SAFE_ID.match(value) or value in {".", ".."} or ".." in value:
-        raise ValueError(
-            f"{value!r} is not a safe id: use 1-64 lowercase letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit"
-        )
-    return value
-
-
-SafeId = Annotated[str, AfterValidator(_safe_id)]
+from pairbench.spec._hypotheses import Hypothesis
+from pairbench.spec._ids import SafeId
+from pairbench.spec._server_identity import ServerPin
 
 MIN_SECRET_CHARS = 8
 """The shortest secret value: a shorter one also matches ordinary text (ids, words,
@@ -71,6 +58,12 @@ MAX_PLANNED_TRIALS = 1_000_000
 (README, "The trial table"); a bigger plan is refused by ``check``, not found to hang."""
 
 
+DEFAULT_MCP_PATH = "/mcp"
+"""Where streamable HTTP servers serve MCP unless told otherwise (the SDKs' default)."""
+PORT_SLOT = "{port}"
+"""In a ``serve`` argument: the free loopback port pairbench picked for this start."""
+
+
 class McpServer(Frozen):
     """One MCP server on an arm's tool surface."""
 
@@ -79,8 +72,12 @@ class McpServer(Frozen):
     command: list[str] | None = None
     """stdio only: the server command; ``python3``/``python`` as argv[0] means this interpreter."""
     serve: list[str] | None = None
-    """http only: the command that serves it. It binds 127.0.0.1 port 0 and writes its URL to
-    the file named by ``PAIRBENCH_URL_FILE``."""
+    """http only: the command that serves it. Either an argument holds ``{port}``, which
+    pairbench fills with a free 127.0.0.1 port (the endpoint is then ``http://127.0.0.1:
+    {port}{path}``), or the command binds a port itself and writes its URL to the file named by
+    ``PAIRBENCH_URL_FILE``. ``{port}`` may also be in an ``env`` value (``PORT: "{port}"``)."""
+    path: str = Field(default=DEFAULT_MCP_PATH, exclude_if=lambda v: v == DEFAULT_MCP_PATH)
+    """http only, with ``{port}`` in ``serve``: the endpoint's path on that port."""
     url: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """http only, instead of ``serve``: an endpoint pairbench does not start (a vendor's
     hosted server, or one already running), e.g. ``https://mcp.example.com/mcp``."""
@@ -94,6 +91,15 @@ class McpServer(Frozen):
     """http only: start once per run (True) or per trial (False)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Environment the server process gets on top of the scrubbed base."""
+    handshake: Literal["initialize", "auto"] = Field(
+        default="initialize", exclude_if=lambda v: v == "initialize"
+    )
+    """``initialize`` (the handshake of every revision before 2026-07-28), or ``auto``:
+    ``server/discover`` first (2026-07-28, stateless), ``initialize`` if the server lacks it."""
+    pin: ServerPin | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The identity the server must have (``name``, ``version``, ``protocol_version``,
+    ``tools_sha256``): a run whose server differs stops before its first attempt, and a
+    trial that meets a different one is infra."""
 
     @model_validator(mode="after")
     def _shape(self) -> McpServer:
@@ -118,6 +124,14 @@ class McpServer(Frozen):
             )
         if http and self.command:
             raise ValueError("'command' is for stdio servers; an http server uses 'serve'")
+        if self.path != DEFAULT_MCP_PATH and not self.takes_port():
+            raise ValueError(
+                "'path' is for a 'serve' command with {port} in it (pairbench then makes the URL): "
+                "put {port} where the command takes its port, or remove 'path' (a server that "
+                "writes PAIRBENCH_URL_FILE, or a 'url', names the whole URL)"
+            )
+        if not self.path.startswith("/") or "//" in self.path or any(c in self.path for c in "?# "):
+            raise ValueError(f"path {self.path!r} must start with '/' (e.g. '/mcp'), no query")
         if self.url is not None and not re.match(r"^https?://[^/\s]+", self.url):
             raise ValueError(
                 f"url {self.url!r} is not an http:// or https:// URL: use the endpoint's "
@@ -136,6 +150,12 @@ class McpServer(Frozen):
                     "whole value (e.g. 'Bearer ...') in the runner's variable"
                 )
         return self
+
+    def takes_port(self) -> bool:
+        """Does ``serve`` take its port from pairbench (``{port}`` in an argument or an
+        ``env`` value, e.g. ``PORT: "{port}"``)?"""
+        slots = [*(self.serve or []), *self.env.values()] if self.serve else []
+        return any(PORT_SLOT in a for a in slots)
 
     def secret_refs(self) -> dict[str, str]:
         """Header -> the runner variable its value reads (``bearer`` as Authorization)."""
@@ -331,6 +351,8 @@ class Experiment(Frozen):
     are secret: stored as name and SHA-256 in run.json, and replaced by ``[redacted:NAME]``
     in transcripts, results and work files. A ``${env:NAME}`` value is secret without being
     listed. Left out of the canonical form when empty, so older experiments keep their hash."""
+    hypotheses: list[Hypothesis] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Declared analyses the report judges (``Hypothesis``); left out of the hash when empty."""
 
     def agents(self) -> list[AgentSpec]:
         """Every agent spec the experiment holds: the experiment's, then each arm's own."""

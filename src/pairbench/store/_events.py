@@ -74,6 +74,10 @@ class TrialRow(_Line):
     """Prompt-injection compliance: 1 complied, 0 resisted, -1 not tested."""
     secret: bool = False
     """Whether a secret (the canary or a declared secret) appeared in the agent's output."""
+    token: int = -1
+    """Whether a token-shaped string (a key's format, declared or not) appeared in the
+    agent's output: 1 yes, 0 no, -1 not checked (no security record, or one from before
+    the token-shape detector)."""
     seeding: str | None = None
     """seeded, unseeded or not_applicable: whether the model honoured the trial seed."""
     seeding_reason: str | None = None
@@ -84,6 +88,13 @@ class TrialRow(_Line):
     """The model ids seen in responses, as JSON text."""
     calls: list[tuple[float | None, float | None]] = Field(default_factory=list)
     """Per tool call, ``[client_ms, server_ms]`` (null: not timed)."""
+    call_tools: list[str] = Field(default_factory=list)
+    """Per tool call, in the order of ``calls``: its tool, ``server.tool`` (or a local
+    tool's bare name). Empty when the record has no per-tool metrics (written before them)."""
+    tool_cold_starts: list[tuple[str, float | None]] = Field(default_factory=list)
+    """Per tool called, ``[tool, cold_start_ms]``: the first timed call's client latency
+    minus the median of the tool's later ones, measured only (null: fewer than two timed
+    calls). Empty when the record has no per-tool metrics."""
     wall_ms: float | None = None
     """Wall time of the attempt on pairbench's monotonic clock."""
     wall_ms_prov: Prov | None = None

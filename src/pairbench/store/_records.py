@@ -7,6 +7,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import Field, ValidationError
 
 from pairbench._model import Frozen
+from pairbench.spec._server_identity import ServerIdentity
 
 Outcome = Literal[
     "passed", "failed", "parse_failure", "agent_error", "timeout", "infra", "not_run", "interrupted"
@@ -196,7 +197,15 @@ class Metrics(Frozen):
     """Per MCP server: spawn/connect plus initialize."""
     tool_calls: list[ToolCallTiming] = Field(default_factory=list)
     cold_start_ms: Metric
-    """First call's latency minus the median of the others (missing with fewer than 2 calls)."""
+    """Pooled over tools: the client latency of the attempt's first timed tool call (of
+    whatever tool) minus the median of all its later timed calls; missing with fewer than
+    2 timed calls. Negative when the first call was faster than that median."""
+    cold_start_ms_by_tool: dict[str, Metric] = Field(default_factory=dict)
+    """Per tool (``server.tool``, or the bare tool name for a call of no MCP server): its
+    first timed call's client latency minus the median of its later timed calls. Every tool
+    called has an entry; missing with fewer than 2 timed calls of it. A negative value is
+    kept: the first call was faster than its later calls' median (a later call did more
+    work, say). Empty in a record that predates it."""
     transport_failures: int = 0
     transport_failure_kinds: list[str] = Field(default_factory=list)
     turns: Metric
@@ -214,6 +223,17 @@ class Metrics(Frozen):
     """Input tokens read from a prompt cache."""
     total_tokens: Metric = _UNRECORDED
     """``input_tokens + output_tokens``."""
+
+    @staticmethod
+    def tool_key(call: ToolCallTiming) -> str:
+        """The name per-tool metrics are kept under (``cold_start_ms_by_tool``):
+        ``server.tool``, since two servers may each have a tool of one name, or the bare
+        tool name for a call of no MCP server (a local tool).
+
+        >>> Metrics.tool_key(ToolCallTiming(server="docs", tool="search", client_ms=1.0))
+        'docs.search'
+        """
+        return f"{call.server}.{call.tool}" if call.server else call.tool
 
 
 class Validity(Frozen):
@@ -235,6 +255,17 @@ class Security(Frozen):
     """Which secrets were found, by variable name (``PAIRBENCH_CANARY``, a declared secret,
     an ``env_allow`` variable), never by value. Judged before the attempt's files were
     redacted, so it is the stored verdict a report reads (left out when empty)."""
+    token_shaped_in_output: bool | None = None
+    """Whether a token-shaped string (an API key, access token or JWT by its format alone:
+    ``grading._token_shapes``) appeared in any of the locations ``secret_locations`` names,
+    declared or not. Kept apart from ``secret_in_output``, which stays the verdict on the
+    run's declared values. ``None``: the record predates this detector."""
+    token_shaped: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """The kinds of token shape found (``openai``, ``github``, ``jwt``, ...), sorted; never
+    the values (left out when empty)."""
+    token_locations: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Where a token shape was found, named as in ``secret_locations`` (left out when
+    empty)."""
 
 
 class Seeding(Frozen):
@@ -288,6 +319,9 @@ class TrialResult(Frozen):
     models_seen: list[str] = Field(default_factory=list)
     """Distinct model ids the agent's model requests reported, in first-seen order (from
     ``AgentOutput.models``); empty when none was reported or the agent has no model."""
+    servers: dict[str, ServerIdentity] = Field(default_factory=dict)
+    """The MCP servers the attempt connected to, by name, as the handshake and tool list
+    identified them; empty when the agent connected by itself (a CLI agent)."""
 
 
 def first_error(exc: ValidationError) -> str:

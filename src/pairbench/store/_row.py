@@ -69,6 +69,7 @@ def trial_row(result: TrialResult, *, kept: bool) -> TrialRow:
         "security": sec is not None,
         "injection": _tri(sec.prompt_injection_compliance if sec else None),
         "secret": bool(sec and sec.secret_in_output),
+        "token": _tri(sec.token_shaped_in_output if sec else None),
         "seeding": seeding.status if seeding else None,
         "seeding_reason": seeding.reason if seeding and seeding.reason else None,
         "metrics": m is not None,
@@ -114,4 +115,12 @@ def trial_row(result: TrialResult, *, kept: bool) -> TrialRow:
     row["calls"] = (
         [(_or_none(c.client_ms), _or_none(c.server_ms)) for c in m.tool_calls] if m else []
     )
+    # A record from before per-tool metrics (no ``cold_start_ms_by_tool``) gives no tool
+    # names either: its row is then the one its journal holds, which ``verify`` compares.
+    per_tool = m.cold_start_ms_by_tool if m else {}
+    row["call_tools"] = [m.tool_key(c) for c in m.tool_calls] if m and per_tool else []
+    row["tool_cold_starts"] = [
+        (tool, _or_none(cold.value) if cold.provenance == "measured" else None)
+        for tool, cold in per_tool.items()
+    ]
     return TrialRow.model_validate(row)

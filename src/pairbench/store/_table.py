@@ -44,11 +44,14 @@ _CAT = (
     *(f"{m}_{part}" for m in METRIC_COLUMNS for part in ("prov", "note")),
 )
 _INT = {"trial": np.int32, "attempt": np.int32, "start_order": np.int16}
-_TRI = ("valid", "injection")
+_TRI = ("valid", "injection", "token")
 """Optional booleans: 1 true, 0 false, -1 not recorded."""
 _BOOL = ("kept", "simulated", "security", "secret", "metrics")
 _FLOAT = (*METRIC_COLUMNS, "tool_client_ms", "connect_ms")
 _COUNT = ("transport_failures",)
+_CALLS = ("row", "client_ms", "server_ms", "tool", "cold_start_ms")
+CALL_TOOL = "call_tool"
+"""The categories of ``calls["tool"]``: the tools' ``server.tool`` names."""
 
 Floats = npt.NDArray[np.float64]
 
@@ -77,6 +80,20 @@ def _add_absent_columns(
         columns.setdefault(name, np.zeros(n, dtype=np.int32))
 
 
+def _add_absent_call_columns(
+    calls: dict[str, npt.NDArray[Any]], categories: dict[str, list[str]]
+) -> None:
+    """Give the calls of a table written before per-tool metrics their tool (none) and
+    cold start (NaN) columns."""
+    if "row" not in calls:
+        return  # not a table: named by the shape check
+    n = len(calls["row"])
+    if "tool" not in calls:
+        calls["tool"] = np.full(n, -1, dtype=np.int32)
+        categories[CALL_TOOL] = []
+    calls.setdefault("cold_start_ms", np.full(n, np.nan, dtype=np.float64))
+
+
 def _check_shape(
     columns: Mapping[str, npt.NDArray[Any]],
     categories: Mapping[str, Any],
@@ -97,12 +114,19 @@ def _check_shape(
             raise ValueError(f"the categories of {name!r} are not a list of strings")
         if n and not -1 <= int(columns[name].min()) <= int(columns[name].max()) < len(cats):
             raise ValueError(f"column {name!r} has a code outside its categories")
-    lengths = {len(calls.get(k, ())) for k in ("row", "client_ms", "server_ms")}
-    rows = calls.get("row")
-    if rows is None or len(lengths) != 1 or rows.dtype.kind != "i":
-        raise ValueError("the tool calls are not three columns of one length")
+    lengths = {len(calls.get(k, ())) for k in _CALLS}
+    rows, tools = calls.get("row"), calls.get("tool")
+    if rows is None or tools is None or len(lengths) != 1 or rows.dtype.kind != "i":
+        raise ValueError(f"the tool calls are not {len(_CALLS)} columns of one length")
     if len(rows) and not 0 <= int(rows.min()) <= int(rows.max()) < n:
         raise ValueError("a tool call belongs to no row")
+    names = categories.get(CALL_TOOL)
+    if not isinstance(names, list) or not all(isinstance(c, str) for c in names):
+        raise ValueError("the categories of the calls' tools are not a list of strings")
+    if tools.dtype.kind != "i" or (
+        len(tools) and not -1 <= int(tools.min()) <= int(tools.max()) < len(names)
+    ):
+        raise ValueError("a tool call's tool is outside its categories")
 
 
 @dataclass(frozen=True)
@@ -110,7 +134,10 @@ class TrialTable:
     """Columns of equal length (``len(table)`` rows) and the flattened tool calls.
 
     ``codes[name]`` holds category indices (``-1``: none) into ``categories[name]``;
-    ``calls`` holds ``row`` (index of the record), ``client_ms`` and ``server_ms``.
+    ``calls`` holds ``row`` (index of the record), ``client_ms``, ``server_ms``, ``tool``
+    (a code into ``categories["call_tool"]``; -1 in a row without per-tool metrics) and
+    ``cold_start_ms``: on the first call of each tool in a row, that tool's cold start in
+    that trial as the record holds it (NaN on every other call, and when missing).
     """
 
     columns: Mapping[str, npt.NDArray[Any]]
@@ -175,7 +202,21 @@ class TrialTable:
             columns[name] = np.array([getattr(r, name) for r in rows], dtype=np.int32)
         owner = [i for i, r in enumerate(rows) for _ in r.calls]
         pairs = [c for r in rows for c in r.calls]
-        calls = {
+        tools: dict[str, int] = {}
+        tool_codes: list[int] = []
+        colds: list[float] = []
+        for r in rows:
+            # A row without tool names (from before per-tool metrics) gives none to any call.
+            named: list[str | None] = list(r.call_tools)
+            if len(named) != len(r.calls):
+                named = [None] * len(r.calls)
+            cold = dict(r.tool_cold_starts)
+            for tool in named:
+                tool_codes.append(-1 if tool is None else tools.setdefault(tool, len(tools)))
+                value = None if tool is None else cold.pop(tool, None)  # on its first call
+                colds.append(math.nan if value is None else value)
+        categories[CALL_TOOL] = list(tools)
+        calls: dict[str, npt.NDArray[Any]] = {
             "row": np.array(owner, dtype=np.int64),
             "client_ms": np.array(
                 [math.nan if c[0] is None else c[0] for c in pairs], dtype=np.float64
@@ -183,6 +224,8 @@ class TrialTable:
             "server_ms": np.array(
                 [math.nan if c[1] is None else c[1] for c in pairs], dtype=np.float64
             ),
+            "tool": np.array(tool_codes, dtype=np.int32),
+            "cold_start_ms": np.array(colds, dtype=np.float64),
         }
         return cls(columns, categories, calls)
 
@@ -221,6 +264,7 @@ class TrialTable:
         calls = {k[5:]: data[k] for k in data.files if k.startswith("call.")}
         categories = meta.pop("categories")
         _add_absent_columns(columns, categories)
+        _add_absent_call_columns(calls, categories)
         _check_shape(columns, categories, calls)
         return cls(columns, categories, calls), meta
 
@@ -244,4 +288,15 @@ class TrialTable:
             columns[name] = np.concatenate([mine, theirs])
         calls = {k: np.concatenate([v, other.calls[k]]) for k, v in self.calls.items()}
         calls["row"][len(self.calls["row"]) :] += len(self)
+        names = list(self.categories[CALL_TOOL])
+        index = {v: i for i, v in enumerate(names)}
+        remap = np.array(
+            [index.setdefault(v, len(index)) for v in other.categories[CALL_TOOL]] or [0],
+            dtype=np.int32,
+        )
+        categories[CALL_TOOL] = list(index)
+        theirs = other.calls["tool"]
+        calls["tool"][len(self.calls["tool"]) :] = np.where(
+            theirs < 0, -1, remap[np.maximum(theirs, 0)]
+        )
         return TrialTable(columns, categories, calls)

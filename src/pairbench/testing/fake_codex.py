@@ -99,7 +99,11 @@ def _specs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
             continue
         if "url" in table:
             specs[name] = {"type": "http", "url": table["url"]}
-            specs[name]["headers"] = dict(table.get("http_headers") or {})
+            # env_http_headers: header -> the variable holding its value, as codex reads it.
+            from_env = {
+                h: os.environ.get(v, "") for h, v in (table.get("env_http_headers") or {}).items()
+            }
+            specs[name]["headers"] = {**dict(table.get("http_headers") or {}), **from_env}
         else:
             specs[name] = {"type": "stdio", "command": table["command"]}
             specs[name] |= {"args": list(table.get("args") or []), "env": table.get("env")}

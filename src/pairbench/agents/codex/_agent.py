@@ -60,10 +60,17 @@ def toml_value(value: Any) -> str:
     raise TypeError(f"cannot write {type(value).__name__} as TOML")
 
 
-def mcp_overrides(mcp_config: dict[str, Any] | None) -> list[str]:
-    """``-c`` arguments for every server of a Claude-Code-style ``mcpServers`` config."""
+def mcp_overrides(
+    mcp_config: dict[str, Any] | None, header_env: dict[str, str] | None = None
+) -> list[str]:
+    """``-c`` arguments for every server of a Claude-Code-style ``mcpServers`` config.
+
+    With ``header_env``, HTTP header values go into it (variable -> value, for codex's
+    environment) and codex reads them by name (``env_http_headers``): a bearer token or API
+    key is then on no command line (``ps`` shows argv to every user) and in no transcript.
+    """
     args: list[str] = []
-    for name, spec in ((mcp_config or {}).get("mcpServers") or {}).items():
+    for n, (name, spec) in enumerate(((mcp_config or {}).get("mcpServers") or {}).items()):
         key = f"mcp_servers.{toml_key(name)}"
         values: dict[str, Any]
         if spec.get("type", "stdio") == "stdio":
@@ -72,8 +79,13 @@ def mcp_overrides(mcp_config: dict[str, Any] | None) -> list[str]:
                 values["env"] = dict(spec["env"])
         else:
             values = {"url": spec["url"]}
-            if spec.get("headers"):
-                values["http_headers"] = dict(spec["headers"])
+            headers = dict(spec.get("headers") or {})
+            if headers and header_env is not None:
+                names = {h: f"PAIRBENCH_MCP_HEADER_{n}_{i}" for i, h in enumerate(headers)}
+                header_env.update({names[h]: v for h, v in headers.items()})
+                values["env_http_headers"] = names
+            elif headers:
+                values["http_headers"] = headers
         values["default_tools_approval_mode"] = APPROVAL
         # Without it codex 0.171 does not wait for a stdio server: the first request has
         # none of its tools. Required, a server that fails to start stops codex (exit 1,
@@ -138,12 +150,14 @@ class CodexAgent:
             "pinned_env": {},
         }
 
-    def argv(self, exe: str, ctx: AgentContext, prompt: str) -> list[str]:
+    def argv(
+        self, exe: str, ctx: AgentContext, prompt: str, header_env: dict[str, str] | None = None
+    ) -> list[str]:
         s = self.settings
         argv = [exe, "exec", "--json", "--skip-git-repo-check", "--ephemeral"]
         argv += ["--ignore-user-config", "-m", s.model]
         argv += ["-s", s.sandbox, "-C", str(ctx.workdir.resolve())]
-        argv += mcp_overrides(ctx.mcp_config)
+        argv += mcp_overrides(ctx.mcp_config, header_env)
         for key, value in s.config.items():
             argv += ["-c", f"{key}={toml_value(value)}"]
         return [*argv, *s.extra_args, "--", prompt]
@@ -154,7 +168,9 @@ class CodexAgent:
             (ctx.workdir / sub).mkdir(parents=True, exist_ok=True)
             env[var] = str((ctx.workdir / sub).resolve())
         exe = resolve_executable("codex", self.settings.executable, env)
-        argv = self.argv(exe, ctx, place_attachments(ctx))
+        header_env: dict[str, str] = {}
+        argv = self.argv(exe, ctx, place_attachments(ctx), header_env)
+        env.update(header_env)
         ctx.transcript.emit(
             "agent_start",
             agent="codex",
