@@ -100,6 +100,7 @@ SLOW_MODULES = {
     "fixtures/test_mcp_surface.py",
     "fixtures/test_mcp_http.py",
     "fixtures/test_serve_port.py",
+    "freeze/test_server_identity.py",
     "fixtures/test_real_mcp_servers.py",
     "test_resume.py",
     "test_no_leftovers.py",

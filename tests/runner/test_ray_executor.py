@@ -55,6 +55,7 @@ def _trim_demo(tmp_path: Path) -> Path:
     data = yaml.load(path.read_text(encoding="utf-8"))
     data["trials"] = 2
     data["tasks"] = [t for t in data["tasks"] if t["id"] in DEMO_TASKS]
+    data.pop("hypotheses", None)  # H2 counts probe tasks this subset does not keep
     with path.open("w", encoding="utf-8") as handle:
         yaml.dump(data, handle)
     return path

@@ -159,7 +159,9 @@ class RayRunner:
         # Put once, after the warm servers are up (their URLs are in rc.warm_urls by then).
         if self._shared is None:
             node_urls = None
-            if warm_specs(self.loaded) and os.environ.get(SHARED_LOOPBACK_ENV) != "1":
+            alive = sum(1 for n in self.ray.nodes() if n.get("Alive"))
+            # One node is this machine: the driver's warm servers are already in reach.
+            if alive > 1 and warm_specs(self.loaded) and os.environ.get(SHARED_LOOPBACK_ENV) != "1":
                 self._actors, node_urls = await start_node_servers(
                     self.ray, self.loaded, rc.run_dir.path.resolve()
                 )
