@@ -31,7 +31,7 @@ from pairbench._clock import now_iso
 from pairbench._errors import RayExecutorError
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._context import RunContext
-from pairbench.runner._ray_nodes import start_node_servers, stop_node_servers, warm_specs
+from pairbench.runner._ray_nodes import start_node_servers, stop_node_servers
 from pairbench.runner._ray_worker import (
     _TRANSCRIPT,
     _attempt_in_worker,
@@ -40,6 +40,7 @@ from pairbench.runner._ray_worker import (
     _Shared,
 )
 from pairbench.runner._run import AttemptRunner
+from pairbench.runner._warm import warm_specs
 from pairbench.schedule._plan import Pair, TrialKey
 from pairbench.spec._load import LoadedExperiment
 from pairbench.spec._models import Arm

@@ -18,25 +18,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from pairbench.runner._warm import warm_folder, warm_specs
 from pairbench.spec._load import LoadedExperiment
-from pairbench.spec._models import McpServer, WebMcpPage
 
-__all__ = ["NodeServers", "start_node_servers", "stop_node_servers", "warm_specs"]
-
-
-def warm_specs(loaded: LoadedExperiment) -> dict[str, dict[str, McpServer | WebMcpPage]]:
-    """arm -> name -> spec of every server started once per run (see ``runner._warm``)."""
-    out: dict[str, dict[str, McpServer | WebMcpPage]] = {}
-    for arm_name, arm in loaded.experiment.arms.items():
-        if arm.tools == "none":
-            continue
-        found: dict[str, McpServer | WebMcpPage] = {
-            n: s for n, s in arm.tools.mcp.items() if s.transport == "http" and s.serve and s.warm
-        }
-        found |= arm.tools.webmcp
-        if found:
-            out[arm_name] = found
-    return out
+__all__ = ["NodeServers", "start_node_servers", "stop_node_servers"]
 
 
 class NodeServers:
@@ -52,9 +37,7 @@ class NodeServers:
         """(this node's id, arm -> server -> URL); a server failing twice raises."""
         import ray
 
-        from pairbench.agents._env import scrubbed_env
         from pairbench.fixtures._procs import FixtureError, start_warm_server
-        from pairbench.runner._folders import short_tmp
 
         node = str(ray.get_runtime_context().get_node_id())
         root = self._run_dir / "fixtures"
@@ -63,10 +46,8 @@ class NodeServers:
         for arm, specs in warm_specs(self._loaded).items():
             for name, spec in specs.items():
                 folder = self._run_dir / "work" / "_warm" / node[:12] / f"{arm}.{name}"
-                cwd = folder / "cwd"
-                cwd.mkdir(parents=True, exist_ok=True)
-                self._tmps.append(short_tmp())
-                env = scrubbed_env(folder, tmp=self._tmps[-1])
+                env, cwd, tmp = warm_folder(folder)
+                self._tmps.append(tmp)
                 try:
                     server = await start_warm_server(name, spec, root, env, cwd=cwd)
                 except FixtureError:  # once more, as the driver's warm servers get

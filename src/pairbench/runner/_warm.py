@@ -13,9 +13,40 @@ from pairbench.fixtures._procs import FixtureError, WarmServer, start_warm_serve
 from pairbench.freeze._servers import check_pins
 from pairbench.runner._context import RunContext
 from pairbench.runner._folders import short_tmp
+from pairbench.spec._load import LoadedExperiment
 from pairbench.spec._models import McpServer, WebMcpPage
 from pairbench.store._events import WarmServerFailed
 from pairbench.store._journal import Journal
+
+
+def warm_specs(loaded: LoadedExperiment) -> dict[str, dict[str, McpServer | WebMcpPage]]:
+    """arm -> name -> spec of every server started once per run: http MCP servers with
+    ``serve`` and ``warm`` (one with a ``url`` is already there; ``warm: false`` ones start
+    per trial, ``_trial_servers``), and WebMCP pages' sites."""
+    out: dict[str, dict[str, McpServer | WebMcpPage]] = {}
+    for arm_name, arm in loaded.experiment.arms.items():
+        if arm.tools == "none":
+            continue
+        found: dict[str, McpServer | WebMcpPage] = {
+            n: s for n, s in arm.tools.mcp.items() if s.transport == "http" and s.serve and s.warm
+        }
+        found |= arm.tools.webmcp
+        if found:
+            out[arm_name] = found
+    return out
+
+
+def warm_folder(folder: Path) -> tuple[dict[str, str], Path, Path]:
+    """(environment, working folder, short TMPDIR) of a warm server kept in ``folder``.
+
+    TMPDIR is short and outside the run: Chromium's sockets there hold 108 bytes. The caller
+    removes it when the server has stopped.
+    """
+    tmp = short_tmp()
+    env = scrubbed_env(folder, tmp=tmp)
+    cwd = folder / "cwd"  # its own working folder, not the user's
+    cwd.mkdir(parents=True, exist_ok=True)
+    return env, cwd, tmp
 
 
 @contextlib.asynccontextmanager
@@ -25,28 +56,14 @@ async def warm_servers(rc: RunContext, journal: Journal) -> AsyncIterator[None]:
     A server that fails to start is journaled and tried once more; a second failure stops
     the run (:class:`InfraStop`).
     """
-    exp = rc.loaded.experiment
     await check_pins(rc.loaded)  # a pinned server that changed: stop before any attempt
     started: list[WarmServer] = []
     tmps: list[Path] = []
     try:
-        for arm_name, arm in exp.arms.items():
-            if arm.tools == "none":
-                continue
-            mcp = {n: s for n, s in arm.tools.mcp.items() if s.serve}
-            sites: dict[str, McpServer | WebMcpPage] = {
-                # An http server with a ``url`` is already there: nothing to start.
-                # ``warm: false``: started per trial (``_trial_servers``).
-                **{n: s for n, s in mcp.items() if s.transport == "http" and s.warm},
-                **arm.tools.webmcp,  # a WebMCP page's site is warm too: once per run
-            }
-            for name, spec in sites.items():
-                folder = rc.workdir(f"_warm/{arm_name}.{name}")
-                # A short TMPDIR: Chromium's sockets there hold 108 bytes (the run folder is deep).
-                tmps.append(short_tmp())
-                env = scrubbed_env(folder, tmp=tmps[-1])
-                cwd = folder / "cwd"  # its own working folder, not the user's
-                cwd.mkdir(parents=True, exist_ok=True)
+        for arm_name, specs in warm_specs(rc.loaded).items():
+            for name, spec in specs.items():
+                env, cwd, tmp = warm_folder(rc.workdir(f"_warm/{arm_name}.{name}"))
+                tmps.append(tmp)
                 server = await _start_with_retry(rc, journal, name, spec, env, cwd)
                 started.append(server)
                 rc.warm_urls.setdefault(arm_name, {})[name] = server.url
