@@ -76,6 +76,7 @@ SLOW_MODULES = {
     "studies/webmcp_vs_pdf/test_study.py",
     "studies/mcp_transports_playwright/test_isolation.py",
     "studies/mcp_transports_playwright/test_study.py",
+    "studies/mcp_transports_playwright/test_real_agents.py",
     "test_openai_webmcp_end_to_end.py",
     "test_real_cli_webmcp_vs_pdf.py",
     # R

@@ -232,3 +232,71 @@ def test_real_claude_with_no_api_is_infra_at_its_first_retry_and_stops_the_run(
         first = next(e["t"] for e in events if e["kind"] == "model_retry")
         stopped = next(e["t"] for e in events if e["kind"] == "agent_stopped")
         assert stopped - first < 1.0
+
+
+BEARER_SERVER = Path(__file__).parent / "fixtures" / "bearer_server.py"
+
+
+def _bearer_experiment(tmp: Path, url: str, variable: str) -> Path:
+    tmp.mkdir(parents=True)
+    token_file = tmp / "expected-token"  # outside the run folder: the server's own copy
+    token_file.write_text("tok-cc-3f9a1e0b7d", encoding="utf-8")
+    (tmp / "p.md").write_text("Ask the server who you are.\n", encoding="utf-8")
+    server = {
+        "transport": "http",
+        "serve": [sys.executable, str(BEARER_SERVER)],
+        "env": {"EXPECTED_TOKEN_FILE": str(token_file)},
+        "bearer": f"${{env:{variable}}}",
+    }
+    exp = {
+        "id": "bearer-claude",
+        "version": "1",
+        "trials": 1,
+        "budget": {"trial_timeout_s": 90, "concurrency": 1},
+        "infra": {"retries": 0},
+        "agent": claude_agent(url, mcp_timeout_ms=5000),
+        "arms": {"api": {"tools": {"mcp": {"api": server}}}, "baseline": {"tools": "none"}},
+        "comparisons": [["api", "baseline"]],
+        "tasks": [
+            {"id": "whoami", "prompt": "p.md", "grader": {"name": "exact-answer",
+                                                          "args": {"expect": "done"}}}
+        ],
+    }  # fmt: skip
+    path = tmp / "experiment.yaml"
+    path.write_text(json.dumps(exp), encoding="utf-8")
+    return path
+
+
+def _holding(folder: Path, value: str) -> list[str]:
+    return sorted(
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink() and value.encode() in p.read_bytes()
+    )
+
+
+def test_a_bearer_token_reaches_the_server_by_variable_and_is_in_no_file(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # Claude Code expands ${VAR} in --mcp-config: the token lives in its environment only.
+    monkeypatch.setenv("PB_CC_TOKEN", "tok-cc-3f9a1e0b7d")
+    monkeypatch.setenv("PB_CC_WRONG", "tok-cc-wrong-0000")
+    with start_anthropic_double() as double:
+        good = start_run(_bearer_experiment(tmp_path / "a", double.url, "PB_CC_TOKEN"),
+                         tmp_path / "ra", run_seed=2)  # fmt: skip
+        bad = start_run(_bearer_experiment(tmp_path / "b", double.url, "PB_CC_WRONG"),
+                        tmp_path / "rb", run_seed=2)  # fmt: skip
+    (api,) = [r for r in good.results if r.arm == "api"]
+    assert api.outcome != "infra", api.reason  # connected: the server took the token
+    events = [
+        json.loads(line)
+        for line in (good.run_dir / "transcripts/api/whoami/0.jsonl").read_text().splitlines()
+    ]
+    assert any(e["kind"] == "mcp_connect" and e.get("server") == "api" for e in events), events
+    configs = list((good.run_dir / "work" / "api").rglob("claude-mcp.json"))
+    assert configs and all("${PAIRBENCH_MCP_HEADER_" in c.read_text() for c in configs)
+    assert _holding(good.run_dir, "tok-cc-3f9a1e0b7d") == []
+    run = load_run(bad.run_dir)
+    refused = [r for r in [*run.results, *run.infra] if r.arm == "api" and r.outcome == "infra"]
+    assert refused and all("'api'" in (r.reason or "") for r in refused), run.results
+    assert _holding(bad.run_dir, "tok-cc-wrong-0000") == []

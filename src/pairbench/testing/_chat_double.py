@@ -19,6 +19,7 @@ is ``<tool>``) is offered, the reply calls it with arguments parsed from the pro
 the request carries that call's ``tool`` message the answer is read from the JSON in it.
 With no such tool offered it answers "I cannot reach the tracker from here."; an unknown
 prompt gets "I do not know how to answer that." So a broken tool path cannot pass.
+**The browser agent**: mcp-transports-playwright's tier 1, see ``_chat_double_browser``.
 
 **The meta-analysis agent** (the webmcp-vs-pdf study's common prompt: a REML fit, a refit
 "excluding record <id>", Egger's test with a registered rule and a "Required shape:" JSON).
@@ -66,6 +67,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from pairbench._model import Frozen
+from pairbench.testing._chat_double_browser import browse
 from pairbench.testing._chat_double_meta import _META_PROMPT, _file_bytes, _meta_analysis, _text
 
 NO_TRACKER = "I cannot reach the tracker from here."
@@ -127,6 +129,9 @@ def decide(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
     meta = _META_PROMPT.search(prompt)
     if meta is not None:
         return _meta_analysis(meta, messages, offered)
+    browsed = browse(prompt, messages, offered)
+    if browsed is not None:
+        return browsed
     for pattern, tool, fixed, answer in _RULES:
         match = pattern.search(prompt)
         if match is None:

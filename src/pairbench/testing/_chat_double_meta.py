@@ -9,7 +9,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -29,7 +29,7 @@ _NUM = re.compile(r"^-?\d+(?:\.\d+)?$")
 _Z95 = 1.959964
 
 
-def _calls_and_results(messages: list[Mapping[str, Any]]) -> list[tuple[str, Any, str | None]]:
+def _calls_and_results(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any, str | None]]:
     """(function name, parsed arguments, tool result text or None) per call the request holds."""
     results = {
         str(m.get("tool_call_id")): _text(m.get("content"))

@@ -101,6 +101,23 @@ class ClaudeCodeSettings(AdapterSettings):
         return pins
 
 
+def headers_by_name(config: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+    """``config`` with every HTTP header value moved into ``env`` (``PAIRBENCH_MCP_HEADER_<n>_<i>``)
+    and named in the file as ``${VAR}``, which Claude Code expands in ``--mcp-config`` (2.1.197:
+    a right token connected, a wrong one ``failed``): a bearer token or API key is then in no
+    file of the attempt's folder, even while it runs (redaction cleans files only afterwards).
+    """
+    out: dict[str, Any] = {}
+    for n, (name, spec) in enumerate((config.get("mcpServers") or {}).items()):
+        headers = dict(spec.get("headers") or {}) if spec.get("type") == "http" else {}
+        if headers:
+            names = {h: f"PAIRBENCH_MCP_HEADER_{n}_{i}" for i, h in enumerate(headers)}
+            env.update({names[h]: str(v) for h, v in headers.items()})
+            spec = {**spec, "headers": {h: f"${{{names[h]}}}" for h in headers}}
+        out[name] = spec
+    return {**config, "mcpServers": out}
+
+
 class ClaudeCodeAgent:
     """Runs Claude Code headless once per attempt and parses its stream-json."""
 
@@ -145,12 +162,12 @@ class ClaudeCodeAgent:
         return argv + as_list(s.extra_args)
 
     async def run(self, ctx: AgentContext) -> AgentOutput:
-        config = ctx.mcp_config or {"mcpServers": {}}
+        env = dict(ctx.env)
+        config = headers_by_name(ctx.mcp_config or {"mcpServers": {}}, env)
         servers: dict[str, Any] = dict(config.get("mcpServers") or {})
         # Absolute: the CLI resolves a relative path against its own working folder.
         mcp_file = (ctx.workdir / "claude-mcp.json").resolve()
         mcp_file.write_text(json.dumps(config, indent=2), encoding="utf-8")
-        env = dict(ctx.env)
         pins = self.settings.pinned_env(env)
         env.update(pins)
         for var, sub in (("CLAUDE_CONFIG_DIR", "claude-config"), ("HOME", "home")):
