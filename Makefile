@@ -15,8 +15,9 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PIP) install --quiet --upgrade "pip>=24"
 
+# The browser extra too: `pairbench demo --study webmcp-vs-pdf` drives Chromium with it.
 $(VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(PY)
-	$(PIP) install --quiet -c $(CONSTRAINTS) -e .
+	$(PIP) install --quiet -c $(CONSTRAINTS) -e '.[browser]'
 	touch $@
 
 $(VENV)/.dev-installed: pyproject.toml $(CONSTRAINTS) | $(PY)
@@ -26,7 +27,9 @@ $(VENV)/.dev-installed: pyproject.toml $(CONSTRAINTS) | $(PY)
 install: $(VENV)/.installed
 dev: $(VENV)/.dev-installed
 
-demo: install
+# Everything every built-in demo needs: the browser extra, Debian's Chromium (when root) and
+# the pinned @playwright/mcp (`pairbench demo --study mcp-transports-playwright` finds it).
+demo: install system-deps agent-clis
 	$(VENV)/bin/pairbench demo
 
 lint: dev
@@ -89,12 +92,17 @@ $(CLIS)/node_modules/.installed: $(CLIS)/package.json $(CLIS)/package-lock.json
 
 agent-clis: $(CLIS)/node_modules/.installed
 
+# Two pytest workers (xdist), each module whole on one of them (--dist loadfile: a module's
+# fixtures start once). PYTEST_WORKERS=0 runs in one process, e.g. to debug.
+PYTEST_WORKERS ?= 2
+XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
+
 test: check system-deps agent-clis
-	$(PY) -m pytest -q --durations=25
+	$(PY) -m pytest -q --durations=25 $(XDIST)
 
 # Lint, types and every test that needs no browser, R, real agent CLI or Ray (< 2 minutes).
 test-fast: check
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow" $(XDIST)
 
 # Re-freeze the built-in studies' locks (after changing a study or pairbench itself).
 # Freezing starts each study's MCP servers once (their identity is locked): the pinned npm

@@ -17,6 +17,12 @@ _PR_SET_CHILD_SUBREAPER = 36
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/_helpers.py
 
+# pytest-xdist starts its workers with COLUMNS=80, and the CLI's rich consoles, created at
+# import, would keep that width for good: tests that pass COLUMNS to one invocation (as a
+# user's terminal would) need it read then, as it is in a run without workers.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     # Orphans of a runner a test SIGKILLs would be re-parented to init and escape the guard
@@ -79,6 +85,7 @@ SLOW_MODULES = {
     "studies/mcp_transports_playwright/test_real_agents.py",
     "test_openai_webmcp_end_to_end.py",
     "test_real_cli_webmcp_vs_pdf.py",
+    "view/test_browser.py",
     # R
     "analysis/test_hodges_lehmann.py",
     "studies/webmcp_vs_pdf/test_metafor.py",

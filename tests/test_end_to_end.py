@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from _helpers import cli
+from _report_checks import check_declared_plots, check_renders_offline_without_wrapping, figures_in
 from pairbench import TrialResult, load_run
 from pairbench.store import RunDir
 from pairbench.store._load_run import read_run_info
@@ -162,3 +163,16 @@ def test_plan_json_shows_seeds_order_and_cost(tmp_path: Path) -> None:
         cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path).stdout
     )
     assert again["schedule"] == data["schedule"]
+
+
+def test_the_report_draws_its_declared_plots_and_fits_the_page(demo: Demo, tmp_path: Path) -> None:
+    _, _, run_dir = demo
+    summary = check_declared_plots(run_dir)
+    assert figures_in((run_dir / "report.html").read_text(encoding="utf-8")) == [
+        "success",
+        "latency",
+        "task-heatmap",
+        "transport",
+    ]  # fmt: skip - tokens: the scripted agent has no model (said in a sentence instead)
+    assert summary["latency"]["arms"][1]["n"] == 27
+    check_renders_offline_without_wrapping(run_dir, tmp_path / "report.png")

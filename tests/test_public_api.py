@@ -40,6 +40,7 @@ EXPECTED = [
     "check_experiment",
     "derive_seed",
     "load_experiment",
+    "load_frame",
     "load_run",
     "model_seed",
     "resume_run",

@@ -40,7 +40,7 @@ from pairbench.spec import (
     check_experiment,
     load_experiment,
 )
-from pairbench.store import Grade, Metric, RunDir, TrialResult, load_run
+from pairbench.store import Grade, Metric, RunDir, TrialResult, load_frame, load_run
 from pairbench.studies import Study
 
 __all__ = [
@@ -81,6 +81,7 @@ __all__ = [
     "check_experiment",
     "derive_seed",
     "load_experiment",
+    "load_frame",
     "load_run",
     "model_seed",
     "resume_run",

@@ -10,6 +10,7 @@ The hierarchy::
     ├── RunInUse                   another process is writing the run (run, resume or report)
     ├── RunRefused                 pre-registration forbids the run (unverified lock, ...)
     ├── RayExecutorError           the Ray executor cannot run as asked
+    ├── ExportError                an export cannot be written as asked (no decision rule, ...)
     └── InfraStop                  a trial failed for infrastructure reasons twice
 """
 
@@ -60,6 +61,11 @@ class RunRefused(PairbenchError):
 
 class RayExecutorError(PairbenchError):
     """The Ray executor cannot run as asked (not installed, unsafe warm servers, ...)."""
+
+
+class ExportError(PairbenchError):
+    """An export cannot be written as asked: a file it would overwrite, an optional
+    dependency not installed, a JUnit gate with no declared decision rule, a stale summary."""
 
 
 class InfraStop(PairbenchError):

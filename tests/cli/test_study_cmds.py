@@ -26,7 +26,9 @@ def test_reference_json_is_the_reference_answer() -> None:
     done = runner.invoke(app, ["study", "webmcp-vs-pdf", "reference", "--json"])
     assert done.exit_code == 0, done.output
     assert json.loads(done.output) == reference_answer()
-    table = runner.invoke(app, ["study", "webmcp-vs-pdf", "reference"], env={"COLUMNS": "120"})
+    table = runner.invoke(
+        app, ["study", "webmcp-vs-pdf", "reference"], env={"COLUMNS": "120", "TERM": "xterm"}
+    )
     assert table.exit_code == 0 and "exclude_s04.excluded" in table.output
     assert "inconclusive" in table.output
 
@@ -38,7 +40,9 @@ def test_score_prints_the_13_fields_and_exits_0(tmp_path: Path) -> None:
     path = tmp_path / "answer.json"
     path.write_text(json.dumps(answer), encoding="utf-8")
     done = runner.invoke(
-        app, ["score", "--study", "webmcp-vs-pdf", str(path)], env={"COLUMNS": "160"}
+        app,
+        ["score", "--study", "webmcp-vs-pdf", str(path)],
+        env={"COLUMNS": "160", "TERM": "xterm"},
     )
     assert done.exit_code == 0, done.output
     want = score_answer(path.read_text(encoding="utf-8"))

@@ -16,6 +16,7 @@ from pairbench.report._schema import Summary
 from pairbench.report._schema_doc import TARGET, _attribute_docs, _walk, schema_reference
 from pairbench.report._write import summary_json
 from pairbench.store import TrialTable
+from pairbench.store._records import Grade
 
 MODELS = list(_walk(Summary))
 """Every model of the summary, from the top down."""
@@ -31,7 +32,12 @@ def _reviewed_planted() -> dict[str, Any]:
     """A run that reaches every model: censored timeouts, clustered tasks, a review note,
     declared hypotheses."""
     note = {"arm": "control", "task": "task-0", "trial": 0, "verdict": "ok", "reviewer": "r"}
-    table = TrialTable.from_results(make_planted(timeout_arm="control"), [])
+    results = make_planted(timeout_arm="control")
+    # One graded with per-field verdicts (a scored study's grader): reaches FieldAccuracy.
+    fields = [{"path": "a.b", "correct": True}, {"path": "a.c", "correct": False}]
+    grade = Grade(outcome="failed", reason="wrong: a.c", details={"fields": fields})
+    results[0] = results[0].model_copy(update={"grade": grade})
+    table = TrialTable.from_results(results, [])
     declared = [
         h | {"id": f"h{i}", "text": "t", "arms": ["treatment", "control"]}
         for i, h in enumerate(HYPOTHESES)

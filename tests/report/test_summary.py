@@ -24,7 +24,8 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
         "planned_trials",
         "kept_attempts", "replaced_attempts", "arms", "pairs", "hypotheses", "tasks", "tiers",
         "crossover",
-        "transport", "security", "cost", "seeding", "manual_review", "attention",
+        "transport", "security", "cost", "seeding", "manual_review", "fields",
+        "failures", "latency", "attention",
     ]  # fmt: skip
 
 

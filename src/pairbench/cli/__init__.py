@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pairbench.cli import (  # noqa: F401 - registers commands
     _check,
+    _export,
     _freeze,
     _plan,
     _run,
     _studies,
     _study_cmds,
+    _view,
 )
 from pairbench.cli._app import app
 

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from pairbench._errors import PairbenchError, SpecError
+from pairbench._version import __version__
 
 app = typer.Typer(
     name="pairbench",
@@ -18,10 +19,31 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console()
-err = Console(stderr=True)
+# Markup off: what we print holds paths, names, agent text and fixes such as
+# pip install 'pairbench[browser]', and rich would eat "[browser]" as a style tag.
+out = Console(markup=False, soft_wrap=True)  # a path is never broken across lines
+err = Console(stderr=True, markup=False, soft_wrap=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        out.print(f"pairbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        help="Print pairbench's version and exit.",
+        callback=_print_version,
+        is_eager=True,
+    ),
+) -> None:
+    """Pre-registered, paired A/B experiments on AI agents."""
 
 
 def user_errors(func: F) -> F:

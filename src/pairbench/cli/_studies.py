@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -101,6 +102,9 @@ def demo(
         pairbench demo --agent openai --base-url http://127.0.0.1:8080/v1 --model local
     """
     study = _study(study_name)
+    # Found before the run starts: a missing server program is one clear error, not a run
+    # of infra failures. The servers inherit PATH from here.
+    os.environ.update(study.find_commands())
     experiment = study.experiment_path
     if agent != "scripted":
         experiment = _demo_copy(study, runs_dir, agent, base_url, model, api_key_env)

@@ -127,8 +127,10 @@ def score(
         out.print(f"parse failure: {result.reason}", markup=False, highlight=False)
         raise typer.Exit(1)
     table = Table(title=f"{study}: {result.label}")
+    # The field's path and rule stay whole (they are what a reader greps for); the values
+    # wrap on a narrow terminal.
     for column in ("field", "expected", "got", "rule", "correct"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column in {"field", "rule", "correct"})
     for field in result.fields:
         got = json.dumps(field.got) if field.present else "(missing)"
         table.add_row(

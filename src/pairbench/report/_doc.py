@@ -5,7 +5,10 @@ Every cell is plain text (agent text included); each renderer escapes it for its
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+
+if TYPE_CHECKING:
+    from pairbench.report._plots import Figure
 
 
 class Table(NamedTuple):
@@ -15,12 +18,16 @@ class Table(NamedTuple):
     rows: list[list[str]]
 
 
+Block: TypeAlias = "str | Table | Figure"
+"""A paragraph, a table or a plot (``pairbench.report._plots.Figure``)."""
+
+
 class Section(NamedTuple):
     """A titled section."""
 
     title: str
-    blocks: list[str | Table]
-    """Paragraphs (str) and tables, in order."""
+    blocks: list[Block]
+    """Paragraphs (str), tables and plots, in order."""
 
 
 class View(NamedTuple):

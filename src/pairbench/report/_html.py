@@ -6,14 +6,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from pairbench.report._doc import Table
+from pairbench.report._plots import Figure
 from pairbench.report._view import NO_RUNS, SIMULATED, build_view
 
 TEMPLATE = "report.html"
 
 # Agent output is untrusted everywhere: autoescape is on for .html templates and the
-# templates never use |safe.
+# templates never use |safe. The one unescaped insertion is a plot's SVG (filter
+# ``plot_svg``): markup matplotlib wrote from summary numbers, its text XML-escaped by the
+# backend and checked for anything executable by ``_plots``.
 ENV = Environment(
     loader=PackageLoader("pairbench.report", "templates"),
     autoescape=select_autoescape(enabled_extensions=("html",), default=True),
@@ -23,6 +27,8 @@ ENV = Environment(
     lstrip_blocks=True,
 )
 ENV.tests["table"] = lambda block: isinstance(block, Table)
+ENV.tests["figure"] = lambda block: isinstance(block, Figure)
+ENV.filters["plot_svg"] = lambda figure: Markup(figure.svg)
 
 
 def render_html(summary: Mapping[str, Any]) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pairbench.report._doc import Table
+from pairbench.report._plots import Figure
 from pairbench.report._view import NO_RUNS, SIMULATED, build_view
 
 
@@ -54,6 +55,12 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     for section in view.sections:
         lines += [f"## {_text(section.title)}", ""]
         for block in section.blocks:
-            lines += _table(block) if isinstance(block, Table) else [_paragraph(block)]
+            if isinstance(block, Figure):
+                # Markdown gets the plot's words; the picture is in report.html.
+                lines.append(f"*Plot, {_text(block.title)} (in report.html):* {_text(block.alt)}")
+            elif isinstance(block, Table):
+                lines += _table(block)
+            else:
+                lines.append(_paragraph(block))
             lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

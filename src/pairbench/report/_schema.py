@@ -21,6 +21,7 @@ from pydantic import JsonValue
 from pairbench.report._schema_arms import ArmCost, ArmSecurity, ArmSeeding, ArmTransport
 from pairbench.report._schema_hypotheses import HypothesisResult
 from pairbench.report._schema_pairs import Pair, Proportion, Record
+from pairbench.report._schema_scores import FailureGroup, FieldAccuracy, Spread
 
 SCHEMA_ID = "pairbench.summary/1"
 """Bumped by any change that removes or re-types a key."""
@@ -35,6 +36,14 @@ class Experiment(Record):
     """Its version."""
     description: str | None
     """Its description."""
+    limits: list[str]
+    """The protocol's stated limits (experiment `limits:`), in declared order; every report
+    prints them."""
+    sections: list[str] | None
+    """The report sections the experiment declares (`report.sections`); `null`: every
+    section that applies."""
+    plots: list[str] | None
+    """The plots it declares (`report.plots`); `null`: the default plots."""
 
 
 class ArmIdentity(Record):
@@ -292,5 +301,13 @@ class Summary(Record):
     """Per arm."""
     manual_review: list[ReviewNote]
     """From the run's `manual_review.json`; empty without one."""
+    fields: list[FieldAccuracy]
+    """Per scored field, for graders that score fields (`details.fields`), in first-seen
+    order; empty otherwise."""
+    failures: list[FailureGroup]
+    """Every scored final trial that did not pass, grouped by outcome and reason, by falling
+    count."""
+    latency: Spread
+    """The spread of wall time per arm and of its paired differences."""
     attention: Attention
     """Trials and attempts that need attention."""

@@ -28,7 +28,7 @@ JOURNAL_TARGET = Path(_events.__file__).with_name("JOURNAL_SCHEMA.md")
 HEADER = f"""# `summary.json` — schema `{SCHEMA_ID}`
 
 Generated from the models of `pairbench/report/_schema.py` (and `_schema_pairs.py`,
-`_schema_arms.py`, `_schema_hypotheses.py`) by `make docs` (`python -m
+`_schema_arms.py`, `_schema_hypotheses.py`, `_schema_scores.py`) by `make docs` (`python -m
 pairbench.report._schema_doc`); do not edit by hand.
 
 The machine-readable report of one run, written by `pairbench.report.write_reports`

@@ -24,6 +24,8 @@ from pairbench.report._replacements import (
     replaced_trials,
 )
 from pairbench.report._schema import SCHEMA_ID, Summary
+from pairbench.report._scores import failure_reasons, field_accuracy
+from pairbench.report._spread import spread
 from pairbench.store._records import SCORED_OUTCOMES, TrialResult
 from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
@@ -105,6 +107,21 @@ def _attention(frame: Frame, planned: int) -> dict[str, Any]:
     return out
 
 
+def _declared_report(run: RunRecord) -> dict[str, Any]:
+    """The experiment's ``limits`` and ``report`` declarations, from run.json's model."""
+    model = run.experiment_model or {}
+    report = model.get("report") or {}
+    return {
+        "limits": list(model.get("limits") or []),
+        "sections": report.get("sections"),
+        "plots": report.get("plots"),
+    }
+
+
+def _all_pairs(arms: int) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(arms) for j in range(i + 1, arms)]
+
+
 def _planned(run: RunRecord) -> int:
     # run.json may carry the count itself, the schedule as a list of planned trials, or a
     # schedule model dump whose pairs each list the arms they run.
@@ -177,6 +194,7 @@ def summarize(
                 "id": experiment.id,
                 "version": experiment.version,
                 "description": experiment.description,
+                **_declared_report(run),
             },
             "status": run.status,
             "started_at": run.started_at,
@@ -207,6 +225,9 @@ def summarize(
         "cost": _sections.cost(frame),
         "seeding": seeding(frame),
         "manual_review": manual_review(frame),
+        "fields": field_accuracy(frame),
+        "failures": failure_reasons(frame),
+        "latency": spread(frame, values["wall_ms"], "wall_ms", _all_pairs(len(arms))),
         "attention": _attention(frame, planned),
     }
     # Typed at the seam: a key without a model field, or a value of the wrong type, fails

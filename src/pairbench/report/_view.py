@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pairbench.report import _format as f
@@ -10,7 +10,9 @@ from pairbench.report import _view_hypotheses as vh
 from pairbench.report import _view_metrics as vm
 from pairbench.report import _view_ops as ops
 from pairbench.report import _view_pairs as vp
-from pairbench.report._doc import Section, Table, View
+from pairbench.report import _view_study as vs
+from pairbench.report._doc import Block, Section, Table, View
+from pairbench.report._plots import Figure, build_figures
 
 NO_RUNS = "No runs recorded."
 SIMULATED = "SIMULATED run: the agent was simulated; these numbers test the harness, not a model."
@@ -73,24 +75,31 @@ def _by_arm_table(
     )
 
 
-def _breakdowns(s: Mapping[str, Any]) -> list[Section]:
+def _tasks(s: Mapping[str, Any]) -> Section:
     arms, conf = s["run"]["arms"], s["confidence"]
-    out = [
-        Section(
-            "Success by task", [_by_arm_table("Task", s["tasks"], lambda r: r["task"], arms, conf)]
-        )
-    ]
-    if s["tiers"]:
-        tier = _by_arm_table(
-            "Tier",
-            s["tiers"],
-            lambda r: "(no tier)" if r["tier"] is None else str(r["tier"]),
-            arms,
-            conf,
-        )
-        out.append(Section("Success by tier", [tier]))
+    return Section(
+        "Success by task", [_by_arm_table("Task", s["tasks"], lambda r: r["task"], arms, conf)]
+    )
+
+
+def _tiers(s: Mapping[str, Any]) -> Section:
+    arms, conf = s["run"]["arms"], s["confidence"]
+    if not s["tiers"]:
+        return Section("Success by tier", ["No task has a tier label."])
+    tier = _by_arm_table(
+        "Tier",
+        s["tiers"],
+        lambda r: "(no tier)" if r["tier"] is None else str(r["tier"]),
+        arms,
+        conf,
+    )
+    return Section("Success by tier", [tier])
+
+
+def _crossover(s: Mapping[str, Any]) -> Section:
+    arms, conf = s["run"]["arms"], s["confidence"]
     cross = s["crossover"]
-    blocks: list[str | Table] = []
+    blocks: list[Block] = []
     if cross["tasks_differing"]:
         blocks.append("Tasks whose pass count differs between arms (passed/scored):")
         blocks.append(
@@ -108,7 +117,69 @@ def _breakdowns(s: Mapping[str, Any]) -> list[Section]:
     blocks.append(
         _by_arm_table("Position", cross["by_start_order"], lambda r: str(r["position"]), arms, conf)
     )
-    out.append(Section("Crossover and order", blocks))
+    return Section("Crossover and order", blocks)
+
+
+SECTIONS: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {
+    "arms": ops.arms,
+    "outcomes": _outcomes,
+    "hypotheses": lambda s: next(iter(vh.hypotheses(s)), None),
+    "paired-success": vp.success,
+    "metrics": lambda s: vm.metrics(s, conditional=False),
+    "conditional-metrics": lambda s: vm.metrics(s, conditional=True),
+    "replacements": vp.replacements,
+    "tasks": _tasks,
+    "tiers": _tiers,
+    "crossover": _crossover,
+    "transport": ops.transport,
+    "security": ops.security,
+    "cost": ops.cost,
+    "usage": ops.usage,
+    "seeding": ops.seeding,
+    "fields": vs.fields,
+    "failures": vs.failures,
+    "attention": ops.attention,
+}
+"""Every section a report can show, by the name ``report.sections`` uses, in report order."""
+PLOT_HOME = {
+    "success": "outcomes",
+    "task-heatmap": "tasks",
+    "latency": "metrics",
+    "transport": "transport",
+    "tokens": "usage",
+    "fields": "fields",
+}
+"""The section each plot sits in, beside the table of its numbers."""
+FOOTNOTED = {"cost", "usage"}
+"""Sections whose repeated "not measured (reason)" cells get the reason once, below."""
+
+
+def _chosen(s: Mapping[str, Any]) -> list[str]:
+    declared = s["run"]["experiment"].get("sections")
+    if declared is not None:
+        return [name for name in SECTIONS if name in declared]
+    return [name for name in SECTIONS if vs.applies(name, s)]
+
+
+def _with_figures(
+    s: Mapping[str, Any], chosen: list[str], built: dict[str, Section]
+) -> list[Section]:
+    figures = build_figures(s)
+    homeless: list[Block] = []
+    for plot, made in figures.items():
+        block: Block = (
+            made if isinstance(made, Figure) else f"Plot {plot!r} not drawn: {made.reason}."
+        )
+        home = PLOT_HOME[plot]
+        if home in built:
+            title, blocks = built[home]
+            # The plot leads its section's table, the text alternative and numbers beside it.
+            built[home] = Section(title, [block, *blocks])
+        else:
+            homeless.append(block)
+    out = [built[name] for name in chosen if name in built]
+    if homeless:
+        out.append(Section("Plots", homeless))
     return out
 
 
@@ -136,23 +207,17 @@ def build_view(s: Mapping[str, Any]) -> View:
         title += " (SIMULATED)"
     if s["empty"]:
         return View(title, meta, run["simulated"], True, [])
-    identities = ops.arms(s)
-    sections = [
-        *([identities] if identities else []),
-        _outcomes(s),
-        *vh.hypotheses(s),
-        vp.success(s),
-        vm.metrics(s, conditional=False),
-        vm.metrics(s, conditional=True),
-        vp.replacements(s),
-        *_breakdowns(s),
-        ops.transport(s),
-        ops.security(s),
-        ops.cost(s),
-        ops.usage(s),
-        ops.seeding(s),
-        ops.attention(s),
-    ]
+    chosen = _chosen(s)
+    built: dict[str, Section] = {}
+    for name in chosen:
+        section = SECTIONS[name](s)
+        if section is not None:
+            blocks = vs.footnote_repeats(section.blocks) if name in FOOTNOTED else section.blocks
+            built[name] = Section(section.title, blocks)
+    sections = _with_figures(s, chosen, built)
+    stated = vs.limits(s)
+    if stated is not None:
+        sections.insert(0, stated)
     if s["manual_review"]:
         sections.append(ops.manual_review(s))
     return View(title, meta, run["simulated"], False, sections)

@@ -11,18 +11,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from pairbench.report import _format as f
-from pairbench.report._doc import Section, Table
+from pairbench.report._doc import Block, Section, Table
 
 TITLE = "Hypotheses"
 HEADERS = [
     "Hypothesis",
     "Analysis",
+    "A − B",
     "Pairs used",
     "A − B (95% CI)",
     "Margin",
-    "Tests",
     "Verdict",
 ]
+"""Short cells only (no cell wraps at 1,400 px); each hypothesis's sentences follow the
+table: its text, the pairs left out, the means, the tests and the verdict in words."""
 LEAD = (
     "Declared in the experiment before the run; each is judged on its own at 95% (no "
     "multiplicity adjustment). A pair is one task and trial that both arms scored, on the "
@@ -56,6 +58,25 @@ def _used(h: Mapping[str, Any]) -> str:
     what = "both tested" if h["rate"] is not None else "both measured"
     text = f"{h['n']} of {h['pairs']} pairs ({what})"
     return f"{text}; left out: {dropped}" if dropped else text
+
+
+def _used_short(h: Mapping[str, Any]) -> str:
+    return f"{h['n']} of {h['pairs']}"
+
+
+def _interval(h: Mapping[str, Any]) -> str:
+    """The estimate and its interval, nothing else (the means and counts follow the table)."""
+    unit, digits = h["unit"], _digits(h["unit"])
+    if (m := h["mean"]) is not None:
+        low, high = m["ci95"]
+        return (
+            f"{f.signed(m['mean_difference'], digits)} {unit} "
+            f"({f.signed(low, digits)} to {f.signed(high, digits)})"
+        )
+    if (r := h["rate"]) is not None and r["difference"] is not None:
+        low, high = r["ci95"]
+        return f"{_pp(r['difference'])} ({_pp(low)} to {_pp(high)})"
+    return f.NA
 
 
 def _estimate(h: Mapping[str, Any]) -> str:
@@ -145,29 +166,22 @@ def verdict_text(h: Mapping[str, Any]) -> str:
     return text + "."
 
 
-def _analysis(h: Mapping[str, Any]) -> str:
-    return f"{h['kind']} of {h['metric']}, {h['a']} − {h['b']}; tasks: {h['where']}"
-
-
 def hypotheses(s: Mapping[str, Any]) -> list[Section]:
     """The section, or none when the experiment declares no hypothesis."""
     declared = s["hypotheses"]
     if not declared:
         return []
     rows = [
-        [
-            f"{h['id']}: {h['text']}",
-            _analysis(h),
-            _used(h),
-            _estimate(h),
-            _margin(h),
-            _tests(h),
-            verdict_text(h),
-        ]
+        [h["id"], f"{h['kind']} of {h['metric']}", f"{h['a']} − {h['b']}", _used_short(h),
+         _interval(h), _margin(h), h["verdict"]]
         for h in declared
-    ]
-    blocks: list[str | Table] = [LEAD, Table(HEADERS, rows)]
+    ]  # fmt: skip
+    blocks: list[Block] = [LEAD, Table(HEADERS, rows)]
     for h in declared:
+        blocks.append(
+            f"{h['id']}: {h['text']} Tasks: {h['where']}. Pairs: {_used(h)}. "
+            f"Estimate: {_estimate(h)}. Tests: {_tests(h)}. {verdict_text(h)}"
+        )
         if h["reported_apart"]:
             blocks.append(
                 f"{h['id']} counts {', '.join(h['tasks']) or 'no task'} ({h['where']}). Tasks "

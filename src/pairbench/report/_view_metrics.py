@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pairbench.report import _format as f
-from pairbench.report._doc import Section, Table
+from pairbench.report._doc import Block, Section, Table
 
 DIGITS = {"ms": 1, "tokens": 0, "turns": 0, "USD": 4}
 HEADERS = [
@@ -108,7 +108,7 @@ def metrics(s: Mapping[str, Any], *, conditional: bool) -> Section:
     if not s["pairs"]:
         return Section(title, ["Fewer than two arms: no pairs."])
     rows, unmeasured = _rows(s, conditional)
-    blocks: list[str | Table] = [*lead]
+    blocks: list[Block] = [*lead]
     blocks.append(Table(HEADERS, rows) if rows else "No metric was measured in any pair.")
     if unmeasured:
         blocks.append(f"Not measured in any pair: {', '.join(unmeasured)}.")

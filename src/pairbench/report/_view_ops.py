@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pairbench.report import _format as f
-from pairbench.report._doc import Section, Table
+from pairbench.report._doc import Block, Section, Table
 
 
 def transport(s: Mapping[str, Any]) -> Section:
@@ -23,22 +23,24 @@ def transport(s: Mapping[str, Any]) -> Section:
         ]
         for t in s["transport"]
     ]
-    blocks: list[str | Table] = [
+    blocks: list[Block] = [
         Table(
             [
                 "Arm",
-                "Connect (sum over servers), median",
-                "Client per-call latency, median",
-                "Server per-call latency, median",
-                "Cold start (pooled over tools), median",
+                "Connect, median",
+                "Client call, median",
+                "Server call, median",
+                "Cold start, median",
                 "Transport failures",
                 "In infra attempts",
             ],
             rows,
         ),
-        "Only measured values enter these medians; connect time counts trials whose every "
-        "server connect was measured. Failures in infra attempts (a server not connected "
-        "when the agent started, say) are kept apart: those attempts were re-run.",
+        "Only measured values enter these medians. Connect is the sum over a trial's servers, "
+        "over trials whose every server connect was measured; a call's latency is per call, "
+        "client side (pairbench's clock) and server side (the server's own); the cold start "
+        "here is pooled over tools (per tool below). Failures in infra attempts (a server not "
+        "connected when the agent started, say) are kept apart: those attempts were re-run.",
     ]
     per_tool = [
         [
@@ -171,7 +173,7 @@ def arms(s: Mapping[str, Any]) -> Section | None:
 def attention(s: Mapping[str, Any]) -> Section:
     a = s["attention"]
     planned = a["planned_trials"] or a["recorded_trials"]
-    blocks: list[str | Table] = [
+    blocks: list[Block] = [
         f"{len(a['not_run'])} of {planned} planned trials not run.",
         f"{len(a['agent_error'])} of {a['scored_trials']} scored trials ended in agent_error.",
         f"{a['infra_attempts']} infra attempt(s) kept (harness or fixture failed; retried once).",

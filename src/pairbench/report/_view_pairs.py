@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pairbench.report import _format as f
+from pairbench.report import _view_study as vs
 from pairbench.report._common import NOT_DECLARED
 from pairbench.report._doc import Section, Table
 
@@ -84,7 +85,9 @@ def success(s: Mapping[str, Any]) -> Section:
         + ("; Holm-adjusted over the declared comparisons" if holm else "")
         + "). Undeclared pairs get counts and intervals, never a p value.",
     ]
-    return Section("Arm pairs: success", [Table(headers, rows), *text, *notes])
+    # Twelve columns do not fit a page: counts first, then the intervals and tests.
+    tables = vs.split_wide(Table(headers, rows), keep=1, at=6)
+    return Section("Arm pairs: success", [*tables, *text, *notes])
 
 
 def replacements(s: Mapping[str, Any]) -> Section:

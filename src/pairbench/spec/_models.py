@@ -323,6 +323,54 @@ class InfraPolicy(Frozen):
     """Retries of an infra-failed trial (kept under ``infra/``); one more failure stops the run."""
 
 
+SectionName = Literal[
+    "arms",
+    "outcomes",
+    "hypotheses",
+    "paired-success",
+    "metrics",
+    "conditional-metrics",
+    "replacements",
+    "tasks",
+    "tiers",
+    "crossover",
+    "transport",
+    "security",
+    "cost",
+    "usage",
+    "seeding",
+    "fields",
+    "failures",
+    "attention",
+]
+"""The report's sections, by the names ``report.sections`` lists them."""
+
+PlotName = Literal["success", "task-heatmap", "latency", "transport", "tokens", "fields"]
+"""The report's plots, by the names ``report.plots`` lists them."""
+
+
+class ReportSpec(Frozen):
+    """Which sections and plots a study's report shows (``report:`` in the experiment).
+
+    Left out, a report shows every section that has something to say (transport only
+    where an arm has MCP servers, security only where a trial was checked, fields only where
+    a grader scored fields) and the success plots. Declared, the report shows exactly the
+    listed sections and plots, in its own order; a plot with no data to draw is left out
+    with a sentence saying why.
+    """
+
+    sections: list[SectionName] | None = None
+    plots: list[PlotName] | None = None
+
+    @field_validator("sections", "plots")
+    @classmethod
+    def _unique(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and len(set(value)) != len(value):
+            dupes = sorted({v for v in value if value.count(v) > 1})
+            raise ValueError(f"{', '.join(dupes)} listed twice: list each once")
+        return value
+
+
 class Experiment(Frozen):
     """A frozen protocol: arms, tasks, trials per task and policies."""
 
@@ -353,6 +401,12 @@ class Experiment(Frozen):
     listed. Left out of the canonical form when empty, so older experiments keep their hash."""
     hypotheses: list[Hypothesis] = Field(default_factory=list, exclude_if=lambda v: not v)
     """Declared analyses the report judges (``Hypothesis``); left out of the hash when empty."""
+    limits: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """The protocol's stated limits (what this experiment cannot show), one sentence each:
+    hashed with the protocol and printed in every report. Left out of the hash when empty."""
+    report: ReportSpec = Field(default_factory=ReportSpec, exclude_if=lambda v: v == ReportSpec())
+    """The sections and plots the report shows (``ReportSpec``); left out of the hash when
+    not declared."""
 
     def agents(self) -> list[AgentSpec]:
         """Every agent spec the experiment holds: the experiment's, then each arm's own."""

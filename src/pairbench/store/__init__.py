@@ -1,9 +1,11 @@
-"""The run directory: atomic writes, the journal, results, transcripts and the trial table."""
+"""The run directory: atomic writes, the journal, results, transcripts, the trial table and
+exports."""
 
 from typing import TYPE_CHECKING, Any
 
 from pairbench.store._atomic import sha256_file, write_atomic
 from pairbench.store._events import JournalEvent, TrialRow
+from pairbench.store._export import load_frame
 from pairbench.store._journal import Journal
 from pairbench.store._load_run import LoadedRun, load_run, read_run_info
 from pairbench.store._records import (
@@ -66,6 +68,7 @@ __all__ = [
     "TrialTable",
     "Usage",
     "Validity",
+    "load_frame",
     "load_run",
     "load_table",
     "new_run_id",

@@ -86,6 +86,10 @@ class TrialRow(_Line):
     """Whether the attempt reported metrics at all."""
     models: str | None = None
     """The model ids seen in responses, as JSON text."""
+    fields: str | None = None
+    """Per scored field, whether the grader found it correct, as JSON text (``{"path":
+    true}``, sorted keys): from the grade's ``details.fields`` when a grader scores fields
+    (each an object with ``path`` or ``name`` and a boolean ``correct``); null otherwise."""
     calls: list[tuple[float | None, float | None]] = Field(default_factory=list)
     """Per tool call, ``[client_ms, server_ms]`` (null: not timed)."""
     call_tools: list[str] = Field(default_factory=list)

@@ -50,6 +50,27 @@ def _tri(value: bool | None) -> int:
     return -1 if value is None else int(value)
 
 
+def _fields(result: TrialResult) -> str | None:
+    """The grade's per-field verdicts as sorted JSON text, or None when it scored no fields.
+
+    Any grader may score fields: ``details.fields`` a list of objects with ``path`` (or
+    ``name``) and a boolean ``correct``. Anything else there is not a field score and is
+    left out, so a grader's free-form details never break the table.
+    """
+    details = result.grade.details if result.grade is not None else None
+    items = details.get("fields") if isinstance(details, dict) else None
+    if not isinstance(items, list):
+        return None
+    verdicts: dict[str, bool] = {}
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        name = item.get("path", item.get("name"))
+        if isinstance(name, str) and isinstance(item.get("correct"), bool):
+            verdicts[name] = item["correct"]
+    return json.dumps(verdicts, sort_keys=True) if verdicts else None
+
+
 def trial_row(result: TrialResult, *, kept: bool) -> TrialRow:
     """One record as the flat row the journal stores and the table is built from."""
     m, sec, seeding = result.metrics, result.security, result.seeding
@@ -74,6 +95,7 @@ def trial_row(result: TrialResult, *, kept: bool) -> TrialRow:
         "seeding_reason": seeding.reason if seeding and seeding.reason else None,
         "metrics": m is not None,
         "models": json.dumps(result.models_seen) if result.models_seen else None,
+        "fields": _fields(result),
         "calls": [],
     }
     for name in METRIC_COLUMNS:

@@ -41,6 +41,7 @@ _CAT = (
     "seeding_reason",
     "failure_kinds",
     "models",
+    "fields",
     *(f"{m}_{part}" for m in METRIC_COLUMNS for part in ("prov", "note")),
 )
 _INT = {"trial": np.int32, "attempt": np.int32, "start_order": np.int16}

@@ -15,6 +15,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from _helpers import CLI_BIN
+from _report_checks import check_declared_plots, check_renders_offline_without_wrapping, figures_in
 from pairbench import write_report
 from pairbench.grading import classify_validity
 from pairbench.runner import start_run
@@ -91,6 +92,10 @@ def test_the_study_runs_offline_and_its_probes_are_caught(
     for arm in TOOL_ARMS:
         for tool in ("navigate", "evaluate", "snapshot", "fill_form", "type", "click"):
             assert f"| {arm} | playwright.browser_{tool} |" in report, (arm, tool)
+    check_declared_plots(run_dir)
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert figures_in(html) == ["success", "latency", "task-heatmap", "transport"]
+    check_renders_offline_without_wrapping(run_dir, tmp_path / "report.png")
 
 
 def by_task(by: dict[tuple[str, str], Any], arm: str) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from _helpers import cli
+from _report_checks import check_declared_plots, check_renders_offline_without_wrapping, figures_in
 from pairbench import _registry
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.freeze._verify import verify_experiment
@@ -141,3 +142,15 @@ def test_the_peoples_page_shows_the_runs_per_arm_k_of_n(demo: tuple[object, Path
     assert NO_RUNS not in page and run_dir.name in page
     for arm in ("pdf", "webmcp"):
         assert f'<tr data-arm="{arm}"><td>{arm}</td>\n<td class="kn">5/5</td>' in page
+
+
+def test_the_report_fits_the_study(demo: tuple[object, Path], tmp_path: Path) -> None:
+    _, run_dir = demo
+    summary = check_declared_plots(run_dir)
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert figures_in(html) == ["success", "latency", "fields"]
+    # No MCP transport, no injection probe: those sections are not shown at all.
+    assert "<h2>Transport</h2>" not in html and "<h2>Security</h2>" not in html
+    assert len(summary["fields"]) == 13
+    assert "<h2>Accuracy per field</h2>" in html and "<h2>Why trials failed</h2>" in html
+    check_renders_offline_without_wrapping(run_dir, tmp_path / "report.png")

@@ -20,10 +20,20 @@ from pairbench.studies.mcp_transports_playwright._content import generate
 from pairbench.studies.mcp_transports_playwright._fixture import SITE_FIXTURE, SiteFixture
 from pairbench.studies.mcp_transports_playwright._graders import grade_security, grade_state
 
+_CHECKOUT = Path(__file__).resolve().parents[4]
 STUDY = Study(
     name="mcp-transports-playwright",
     title="@playwright/mcp over stdio vs streamable HTTP: same binary, same seeded site",
     root=Path(__file__).parent / "study",
+    commands=(
+        (
+            "playwright-mcp",
+            "in a pairbench checkout run `make agent-clis`; elsewhere `npm install "
+            "@playwright/mcp@0.0.83` and put its node_modules/.bin on PATH",
+        ),
+    ),
+    # An editable install from a checkout: the pinned install `make agent-clis` made.
+    bin_dirs=(_CHECKOUT / "tools" / "agent-clis" / "node_modules" / ".bin",),
 )
 
 __all__ = [
