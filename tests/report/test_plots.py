@@ -11,7 +11,8 @@ import pytest
 from _report_builders import RunScenario, make_planted, make_planted_run
 from _report_checks import figures_in
 from pairbench.report import build_summary, render_html, render_markdown, summarize
-from pairbench.report._plots import Figure, Omitted, _draw_all, build_figures, success_plot
+from pairbench.report._plot_svg import Figure, Omitted
+from pairbench.report._plots import _draw_all, build_figures, success_plot
 from pairbench.store import TrialTable
 from pairbench.store._records import Grade
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 if TYPE_CHECKING:
-    from pairbench.report._plots import Figure
+    from pairbench.report._plot_svg import Figure
 
 
 class Table(NamedTuple):

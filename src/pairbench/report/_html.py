@@ -9,7 +9,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from pairbench.report._doc import Table
-from pairbench.report._plots import Figure
+from pairbench.report._plot_svg import Figure
 from pairbench.report._view import NO_RUNS, SIMULATED, build_view
 
 TEMPLATE = "report.html"

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pairbench.report._doc import Table
-from pairbench.report._plots import Figure
+from pairbench.report._plot_svg import Figure
 from pairbench.report._view import NO_RUNS, SIMULATED, build_view
 
 

@@ -12,7 +12,8 @@ from pairbench.report import _view_ops as ops
 from pairbench.report import _view_pairs as vp
 from pairbench.report import _view_study as vs
 from pairbench.report._doc import Block, Section, Table, View
-from pairbench.report._plots import Figure, build_figures
+from pairbench.report._plot_svg import Figure
+from pairbench.report._plots import build_figures
 
 NO_RUNS = "No runs recorded."
 SIMULATED = "SIMULATED run: the agent was simulated; these numbers test the harness, not a model."

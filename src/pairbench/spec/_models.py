@@ -11,6 +11,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 from pairbench._model import Frozen
 from pairbench.spec._hypotheses import Hypothesis
 from pairbench.spec._ids import SafeId
+from pairbench.spec._report_spec import ReportSpec
 from pairbench.spec._server_identity import ServerPin
 
 MIN_SECRET_CHARS = 8
@@ -321,54 +322,6 @@ class InfraPolicy(Frozen):
 
     retries: int = Field(default=1, ge=0, le=1)
     """Retries of an infra-failed trial (kept under ``infra/``); one more failure stops the run."""
-
-
-SectionName = Literal[
-    "arms",
-    "outcomes",
-    "hypotheses",
-    "paired-success",
-    "metrics",
-    "conditional-metrics",
-    "replacements",
-    "tasks",
-    "tiers",
-    "crossover",
-    "transport",
-    "security",
-    "cost",
-    "usage",
-    "seeding",
-    "fields",
-    "failures",
-    "attention",
-]
-"""The report's sections, by the names ``report.sections`` lists them."""
-
-PlotName = Literal["success", "task-heatmap", "latency", "transport", "tokens", "fields"]
-"""The report's plots, by the names ``report.plots`` lists them."""
-
-
-class ReportSpec(Frozen):
-    """Which sections and plots a study's report shows (``report:`` in the experiment).
-
-    Left out, a report shows every section that has something to say (transport only
-    where an arm has MCP servers, security only where a trial was checked, fields only where
-    a grader scored fields) and the success plots. Declared, the report shows exactly the
-    listed sections and plots, in its own order; a plot with no data to draw is left out
-    with a sentence saying why.
-    """
-
-    sections: list[SectionName] | None = None
-    plots: list[PlotName] | None = None
-
-    @field_validator("sections", "plots")
-    @classmethod
-    def _unique(cls, value: list[str] | None) -> list[str] | None:
-        if value is not None and len(set(value)) != len(value):
-            dupes = sorted({v for v in value if value.count(v) > 1})
-            raise ValueError(f"{', '.join(dupes)} listed twice: list each once")
-        return value
 
 
 class Experiment(Frozen):
