@@ -177,3 +177,22 @@ def test_no_per_tool_table_without_per_tool_records(make: MakeResult) -> None:
     md = render_markdown(build_summary(make_run(), [older], []))
     assert "## Transport" in md and "A negative cold start" not in md
     assert "| local-stdio | tracker.get |" not in md
+
+
+def test_transport_shows_when_only_infra_attempts_failed_to_connect(make: MakeResult) -> None:
+    # A server never connected: no scored trial timed anything, but the kept infra
+    # attempts' connect failures are the one thing the Transport section has to say.
+    scored = make("local-stdio", "read-title", 0, "failed", calls=(), connect=None)
+    infra = make("local-stdio", "read-title", 0, "infra", calls=(), connect=None)
+    assert infra.metrics is not None
+    failed = infra.model_copy(
+        update={
+            "metrics": infra.metrics.model_copy(
+                update={"transport_failures": 1, "transport_failure_kinds": ["connect"]}
+            )
+        }
+    )
+    assert "## Transport" not in render_markdown(build_summary(make_run(), [scored], [infra]))
+    md = render_markdown(build_summary(make_run(), [scored], [failed]))
+    assert "## Transport" in md and "In infra attempts" in md
+    assert "| local-stdio |" in md and "1 (in 1 attempts)" in md

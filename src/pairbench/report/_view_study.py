@@ -116,7 +116,10 @@ def applies(name: str, s: Mapping[str, Any]) -> bool:
     """Whether an undeclared section has something to say in this run."""
     if name == "transport":
         return any(
-            t["connect_ms"]["n_trials"] or t["client_call_ms"]["n_calls"] or t["transport_failures"]
+            t["connect_ms"]["n_trials"]
+            or t["client_call_ms"]["n_calls"]
+            or t["transport_failures"]
+            or t.get("infra_transport_failures", 0)
             for t in s["transport"]
         )
     if name == "security":
