@@ -84,6 +84,4 @@ def check_renders_offline_without_wrapping(run_dir: Path, shot: Path | None = No
     assert [u for u in requests if not u.startswith("file://")] == []
     assert errors == []
     assert wrapped == []
-    # Not yet asserted: some tables of numbers are still wider than 1,400 px and scroll
-    # sideways in their box (found at the end of the session; the split is issue 14's).
-    del overflowing
+    assert overflowing == []

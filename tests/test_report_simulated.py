@@ -12,6 +12,7 @@ from ruamel.yaml import YAML
 
 import pairbench
 from _helpers import events_of
+from _report_checks import check_renders_offline_without_wrapping
 from pairbench.report import build_summary, summarize
 from pairbench.store import load_table
 from pairbench.store._events import AttemptFinished, TrialRow
@@ -184,3 +185,16 @@ def test_usage_total_turns_and_arm_identities(reported: tuple[dict[str, Any], st
         assert x["models_seen"] == []
     assert "<h2>Arms</h2>" in page and "<h2>Usage and turns by arm</h2>" in page
     assert "| baseline vs candidate | Turns |" in md
+
+
+@pytest.mark.slow
+def test_tables_of_tokens_cost_and_censoring_fit_a_1400px_page(
+    reported: tuple[dict[str, Any], str, str], tmp_path: Path
+) -> None:
+    # The built-in demos' scripted agents report no tokens and rarely time out; this run
+    # has both, so its Cost and censored-difference tables are the widest any report gets.
+    _, md, page = reported
+    assert "| Differences at least as recorded |" in md and "timed out in" in md
+    assert "measured total" in md and "[1] simulated agent (seeded)." in md
+    (tmp_path / "report.html").write_text(page, encoding="utf-8")
+    check_renders_offline_without_wrapping(tmp_path, tmp_path / "report.png")

@@ -135,8 +135,8 @@ def test_cost_shows_measured_and_estimated_separately(make: MakeResult) -> None:
         make("baseline", "read-title", 1, tokens=est),
     ]
     md = render_markdown(build_summary(make_run(), results, []))
-    assert "measured: total 100 over 1 trials (provider usage)" in md
-    assert "estimated: total 50 over 1 trials (chars/4 v1)" in md
+    assert "measured total 100 (n=1) (provider usage)" in md
+    assert "estimated total 50 (n=1) (chars/4 v1)" in md
     assert "150" not in md  # never added together
 
 

@@ -152,16 +152,16 @@ def cost_metric(c: Mapping[str, Any], digits: int) -> str:
     parts = []
     if meas["n"]:
         parts.append(
-            f"measured: total {number(meas['total'], digits=digits)} over {meas['n']} trials "
+            f"measured total {number(meas['total'], digits=digits)} (n={meas['n']}) "
             f"({', '.join(meas['sources'])})"
         )
     if est["n"]:
         parts.append(
-            f"estimated: total {number(est['total'], digits=digits)} over {est['n']} trials "
+            f"estimated total {number(est['total'], digits=digits)} (n={est['n']}) "
             f"({', '.join(est['estimators'])})"
         )
     if miss["n"]:
-        parts.append(f"missing in {miss['n']} trials ({'; '.join(miss['reasons'])})")
+        parts.append(f"missing in {miss['n']} ({'; '.join(miss['reasons'])})")
     return "; ".join(parts)
 
 

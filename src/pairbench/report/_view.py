@@ -152,7 +152,7 @@ PLOT_HOME = {
 }
 """The section each plot sits in, beside the table of its numbers."""
 FOOTNOTED = {"cost", "usage"}
-"""Sections whose repeated "not measured (reason)" cells get the reason once, below."""
+"""Sections whose cells' long asides (sources, estimators, reasons) become notes below."""
 
 
 def _chosen(s: Mapping[str, Any]) -> list[str]:

@@ -16,7 +16,15 @@ HEADERS = [
     "Median A",
     "Median B",
     "Median of A − B (95% CI)",
-    "Censoring (timeouts)",
+    "Timed out (A / B)",
+]
+CENSORED_HEADERS = [
+    "Pair (A vs B)",
+    "Metric",
+    "Differences at least as recorded",
+    "At most as recorded",
+    "Unknown",
+    "Median of A − B",
 ]
 EXPLAIN = (
     "Medians of measured values only: estimated values are counted and kept apart (see "
@@ -24,7 +32,8 @@ EXPLAIN = (
     "has a distribution-free interval from order statistics (sign-test inversion). A timeout "
     "censors the trial: its duration is at least the trial timeout, its other values are "
     'lower bounds. A median that censoring reaches reads "> limit"; a paired difference '
-    "with a censored member is itself censored, and the table says which way the truth lies."
+    "with a censored member is itself censored, and the table of censored differences says "
+    "which way the truth lies."
 )
 
 
@@ -50,22 +59,27 @@ def _true_median(c: Mapping[str, Any], unit: str, digits: int) -> str:
     }.get(c["direction"], "true median unbounded: censoring in both directions")
 
 
-def _censoring(m: Mapping[str, Any], digits: int) -> str:
-    ma, mb, d = m["median_a"], m["median_b"], m["median_paired_difference"]
+def _timed_out(m: Mapping[str, Any]) -> str:
+    ma, mb = m["median_a"], m["median_b"]
     if not (ma["n_censored"] or mb["n_censored"]):
         return "none"
-    text = f"A timed out in {ma['n_censored']}, B in {mb['n_censored']} of {m['n_used']}"
-    c = d["censored"]
-    if c:
-        text += (
-            f"; differences: {c['a_only']} at least as recorded, {c['b_only']} at most, "
-            f"{c['both']} unknown; {_true_median(c, m['unit'], digits)}"
-        )
-    return text
+    return f"timed out in {ma['n_censored']} / {mb['n_censored']} of {m['n_used']}"
 
 
-def _rows(s: Mapping[str, Any], conditional: bool) -> tuple[list[list[str]], list[str]]:
+def _censored_row(pair: str, m: Mapping[str, Any]) -> list[str] | None:
+    c = m["median_paired_difference"]["censored"]
+    if not c:
+        return None
+    digits = DIGITS.get(m["unit"], 1)
+    cells = [str(c["a_only"]), str(c["b_only"]), str(c["both"])]
+    return [pair, m["label"], *cells, _true_median(c, m["unit"], digits)]
+
+
+def _rows(
+    s: Mapping[str, Any], conditional: bool
+) -> tuple[list[list[str]], list[list[str]], list[str]]:
     rows: list[list[str]] = []
+    censored: list[list[str]] = []
     labels: dict[str, bool] = {}  # label -> measured in some pair (insertion keeps order)
     for p in s["pairs"]:
         metrics = p["conditional"]["metrics"] if conditional else p["metrics"]
@@ -83,10 +97,13 @@ def _rows(s: Mapping[str, Any], conditional: bool) -> tuple[list[list[str]], lis
                     f.censored_median(m["median_a"], unit, digits),
                     f.censored_median(m["median_b"], unit, digits),
                     f.median_difference(m["median_paired_difference"], unit, digits),
-                    _censoring(m, digits),
+                    _timed_out(m),
                 ]
             )
-    return rows, [label for label, measured in labels.items() if not measured]
+            row = _censored_row(f"{p['a']} vs {p['b']}", m)
+            if row is not None:
+                censored.append(row)
+    return rows, censored, [label for label, measured in labels.items() if not measured]
 
 
 def metrics(s: Mapping[str, Any], *, conditional: bool) -> Section:
@@ -107,9 +124,11 @@ def metrics(s: Mapping[str, Any], *, conditional: bool) -> Section:
         lead = ["Over every pair in which both arms have a scored outcome. " + EXPLAIN]
     if not s["pairs"]:
         return Section(title, ["Fewer than two arms: no pairs."])
-    rows, unmeasured = _rows(s, conditional)
+    rows, censored, unmeasured = _rows(s, conditional)
     blocks: list[Block] = [*lead]
     blocks.append(Table(HEADERS, rows) if rows else "No metric was measured in any pair.")
+    if censored:
+        blocks.append(Table(CENSORED_HEADERS, censored))
     if unmeasured:
         blocks.append(f"Not measured in any pair: {', '.join(unmeasured)}.")
     return Section(title, blocks)

@@ -85,8 +85,9 @@ def success(s: Mapping[str, Any]) -> Section:
         + ("; Holm-adjusted over the declared comparisons" if holm else "")
         + "). Undeclared pairs get counts and intervals, never a p value.",
     ]
-    # Twelve columns do not fit a page: counts first, then the intervals and tests.
-    tables = vs.split_wide(Table(headers, rows), keep=1, at=6)
+    # Twelve columns do not fit a page: counts first, then the successes and their
+    # difference, then the clustered interval and the tests.
+    tables = vs.split_wide(Table(headers, rows), keep=1, at=(6, 9))
     return Section("Arm pairs: success", [*tables, *text, *notes])
 
 
