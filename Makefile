@@ -113,7 +113,7 @@ locks: install agent-clis
 
 docs: install
 	$(PY) -m pairbench.cli._docs
-	$(PY) -m pairbench.report._schema_doc
+	$(PY) -m pairbench.report.summary._schema_doc
 
 clean-venv:
 	rm -rf $(VENV)

@@ -32,11 +32,11 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from pairbench.store._transcript import Transcript
 from pairbench.fixtures._mcp import McpSurface, start_warm_server
 from pairbench.fixtures._procs import server_env
 from pairbench.fixtures._protocol import ENV_FIXTURE_DIR, ENV_SEED, HEADER_SEED, HEADER_TRIAL
 from pairbench.spec._models import McpServer
+from pairbench.store._transcript import Transcript
 from pairbench.studies.mcp_transports import TRACKER_FIXTURE
 
 SERVER = ["python3", "-m", "pairbench.studies.mcp_transports.tracker_server"]

@@ -133,7 +133,7 @@ def one(case: str) -> dict[str, Any]:
 
         import case_analysis as ca
 
-        from pairbench._api import write_report
+        from pairbench.report import write_report
 
         res = {"stats": _profile(lambda: ca.run_stats(5.0, 2000), "5a_stats")}
         run_dir = WORK / "case5" / "profiled-run"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.fixtures._webmcp import CHROMIUM_ARGS, chromium_executable
-from pairbench.report._plots import PLOTS
+from pairbench.report.render._plots import PLOTS
 
 VIEWPORT = {"width": 1400, "height": 900}
 FREE_TEXT_HEADERS = {"Reason", "Final answer (excerpt)", "Trials (arm/task/trial)", "Note"}

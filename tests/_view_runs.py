@@ -59,8 +59,8 @@ tasks:
 def write_summary(run: Path) -> None:
     """summary.json of ``run``, built as ``pairbench report`` builds it (few resamples, so
     fast). Only the summary: it is all the view reads, and it renders the page itself."""
-    from pairbench.report import summarize
     from pairbench.report._write import summary_json
+    from pairbench.report.summary._build import summarize
     from pairbench.store._load_table import load_table
 
     table = load_table(run, use_cache=False)

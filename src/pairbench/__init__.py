@@ -7,7 +7,6 @@
     pairbench.write_report(outcome.run_dir)
 """
 
-from pairbench._api import write_report
 from pairbench._errors import (
     InfraStop,
     PairbenchError,
@@ -30,6 +29,7 @@ from pairbench.agents import (
 )
 from pairbench.fixtures import AuditEntry, Fixture, FixtureState, Probe
 from pairbench.grading import GradeInput, Grader
+from pairbench.report import write_report
 from pairbench.runner import RunOutcome, resume_run, start_run
 from pairbench.schedule import Schedule, TrialKey, build_schedule, derive_seed, model_seed
 from pairbench.spec import (

@@ -19,8 +19,10 @@ from statsmodels.stats.weightstats import ttost_paired
 
 import pairbench
 from _report_builders import XSS, make_result, make_run
-from pairbench.report import build_summary, render_html, render_markdown
-from pairbench.report._format import signed
+from pairbench.report.render._html import render_html
+from pairbench.report.render._markdown import render_markdown
+from pairbench.report.summary._build import build_summary
+from pairbench.report.view._format import signed
 from pairbench.store._records import Metric, TrialResult
 
 TRIALS = 20

@@ -13,7 +13,9 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from _report_builders import PLANTED_ARMS, make_planted, make_planted_run
-from pairbench.report import build_summary, render_html, render_markdown
+from pairbench.report.render._html import render_html
+from pairbench.report.render._markdown import render_markdown
+from pairbench.report.summary._build import build_summary
 from pairbench.store._records import TrialResult
 
 PAIR_KEYS = {

@@ -10,9 +10,11 @@ import pytest
 
 from _report_builders import RunScenario, make_planted, make_planted_run
 from _report_checks import figures_in
-from pairbench.report import build_summary, render_html, render_markdown, summarize
-from pairbench.report._plot_svg import Figure, Omitted
-from pairbench.report._plots import _draw_all, build_figures, success_plot
+from pairbench.report.render._html import render_html
+from pairbench.report.render._markdown import render_markdown
+from pairbench.report.render._plots import _draw_all, build_figures, success_plot
+from pairbench.report.summary._build import build_summary, summarize
+from pairbench.report.view._doc import Figure, Omitted
 from pairbench.store import TrialTable
 from pairbench.store._records import Grade
 

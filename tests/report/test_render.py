@@ -5,11 +5,12 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from _report_builders import XSS, MakeResult, Render, RunScenario, make_run
-from pairbench.report import build_summary, render_html, render_markdown
-from pairbench.report._html import ENV
+from pairbench.report.render._html import ENV, render_html
+from pairbench.report.render._markdown import render_markdown
+from pairbench.report.summary._build import build_summary
 from pairbench.store._records import SCORED_OUTCOMES, Metric
 
-TEMPLATES = Path(__file__).parents[2] / "src" / "pairbench" / "report" / "templates"
+TEMPLATES = Path(__file__).parents[2] / "src" / "pairbench" / "report" / "render" / "templates"
 
 
 def wilson_text(k: int, n: int) -> str:

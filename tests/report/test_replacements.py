@@ -4,7 +4,9 @@ import pytest
 from scipy.stats import binomtest
 
 from _report_builders import Render, make_planted, make_planted_run, make_result
-from pairbench.report import build_summary, render_html, render_markdown
+from pairbench.report.render._html import render_html
+from pairbench.report.render._markdown import render_markdown
+from pairbench.report.summary._build import build_summary
 from pairbench.store._records import TrialResult
 
 

@@ -10,11 +10,13 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from _report_builders import RunScenario, make_planted, make_planted_run
-from pairbench.report import SCHEMA_ID, _sections, build_summary, summarize
-from pairbench.report._frame import Frame
-from pairbench.report._schema import Summary
-from pairbench.report._schema_doc import TARGET, _attribute_docs, _walk, schema_reference
+from pairbench.report import SCHEMA_ID
 from pairbench.report._write import summary_json
+from pairbench.report.summary import _sections
+from pairbench.report.summary._build import build_summary, summarize
+from pairbench.report.summary._frame import Frame
+from pairbench.report.summary._schema import Summary
+from pairbench.report.summary._schema_doc import TARGET, _attribute_docs, _walk, schema_reference
 from pairbench.store import TrialTable
 from pairbench.store._records import Grade
 
@@ -61,9 +63,9 @@ def _instances(value: object, out: set[type[BaseModel]]) -> set[type[BaseModel]]
 
 
 def test_committed_schema_reference_is_current() -> None:
-    # Fix: make docs (python -m pairbench.report._schema_doc) and commit the result.
+    # Fix: make docs (python -m pairbench.report.summary._schema_doc) and commit the result.
     assert TARGET.read_text(encoding="utf-8") == schema_reference()
-    assert Path(__file__).parents[2] / "src/pairbench/report/SUMMARY_SCHEMA.md" == TARGET
+    assert Path(__file__).parents[2] / "src/pairbench/report/summary/SUMMARY_SCHEMA.md" == TARGET
 
 
 def test_every_model_and_field_is_documented() -> None:

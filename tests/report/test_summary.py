@@ -9,8 +9,9 @@ from statsmodels.stats.proportion import proportion_confint
 
 from _report_builders import MakeResult, RunScenario, metrics_of, wall_ms
 from pairbench.grading._metrics import compute_metrics
-from pairbench.report import SCHEMA_ID, build_summary
+from pairbench.report import SCHEMA_ID
 from pairbench.report._write import summary_json
+from pairbench.report.summary._build import build_summary
 from pairbench.store._records import SCORED_OUTCOMES, Metric, ToolCallTiming, TrialResult
 
 

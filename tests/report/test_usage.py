@@ -16,7 +16,10 @@ import pytest
 from scipy.stats import binom
 
 from _report_builders import XSS, make_result, make_run
-from pairbench.report import build_summary, render_html, render_markdown, write_reports
+from pairbench.report._write import render_texts, write_texts
+from pairbench.report.render._html import render_html
+from pairbench.report.render._markdown import render_markdown
+from pairbench.report.summary._build import build_summary
 from pairbench.store import Metric, TrialResult, usage_metrics
 
 ARMS = ["control", "treatment"]
@@ -263,7 +266,7 @@ def test_rendering_does_not_depend_on_record_order(reported: Any) -> None:
 
 def test_the_split_round_trips_through_summary_json(reported: Any, tmp_path: Path) -> None:
     _, s, md, _ = reported
-    paths = write_reports(tmp_path, s)
+    paths = write_texts(tmp_path, render_texts(s))
     back = json.loads(paths.summary.read_text(encoding="utf-8"))
     assert back == s
     assert back["cost"][0]["cache_read_input_tokens"] == s["cost"][0]["cache_read_input_tokens"]

@@ -3,13 +3,15 @@ import json
 from pathlib import Path
 
 from _report_builders import make_run, make_scenario
-from pairbench.report import ReportPaths, build_summary, write_reports
+from pairbench.report import ReportPaths
+from pairbench.report._write import render_texts, write_texts
+from pairbench.report.summary._build import build_summary
 
 
-def test_write_reports_writes_three_files(tmp_path: Path) -> None:
+def test_a_summary_is_written_as_three_files(tmp_path: Path) -> None:
     results, infra = make_scenario()
     summary = build_summary(make_run(), results, infra)
-    paths = write_reports(tmp_path, summary)
+    paths = write_texts(tmp_path, render_texts(summary))
     assert paths == ReportPaths(
         tmp_path / "summary.json", tmp_path / "report.md", tmp_path / "report.html"
     )
@@ -23,26 +25,23 @@ def test_write_reports_writes_three_files(tmp_path: Path) -> None:
 
 
 def test_rewrite_replaces_files(tmp_path: Path) -> None:
-    write_reports(tmp_path, build_summary(make_run(), [], []))
+    write_texts(tmp_path, render_texts(build_summary(make_run(), [], [])))
     results, infra = make_scenario()
-    write_reports(tmp_path, build_summary(make_run(), results, infra))
+    write_texts(tmp_path, render_texts(build_summary(make_run(), results, infra)))
     assert json.loads((tmp_path / "summary.json").read_text())["trials"] == 35
     assert "No runs recorded." not in (tmp_path / "report.md").read_text()
 
 
 def test_public_names_are_deliberate() -> None:
-    # pairbench.report (the attribute) is the top-level report() function; the package is
-    # reached through importlib.
+    # One public operation, write_report; the three stages (summary, view, render) are
+    # private folders. pairbench.report (the attribute) is the top-level write_report's
+    # package, reached through importlib.
     package = importlib.import_module("pairbench.report")
-    assert sorted(package.__all__) == [
-        "ReportPaths",
-        "SCHEMA_ID",
-        "build_summary",
-        "render_html",
-        "render_markdown",
-        "summarize",
-        "write_reports",
-    ]
+    assert sorted(package.__all__) == ["ReportPaths", "SCHEMA_ID", "write_report"]
     for name in package.__all__:
         if name != "SCHEMA_ID":
             assert getattr(package, name).__doc__
+    top = importlib.import_module("pairbench")
+    assert top.write_report is package.write_report
+    for stage in ("summary", "view", "render"):
+        assert importlib.import_module(f"pairbench.report.{stage}").__doc__

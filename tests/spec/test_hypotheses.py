@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.report._metric_values import METRICS
+from pairbench.report.summary._metric_values import METRICS
 from pairbench.spec import Hypothesis, canonical_hash, check_experiment, load_experiment
 from pairbench.spec._hypotheses import PAIRED_METRICS, Margin, parse_margin
 from pairbench.studies.mcp_transports import STUDY

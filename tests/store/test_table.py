@@ -11,7 +11,7 @@ import pytest
 
 from _report_builders import make_result, make_run, make_scenario
 from pairbench._errors import RunDirError
-from pairbench.report import build_summary, summarize
+from pairbench.report.summary._build import build_summary, summarize
 from pairbench.schedule._plan import TrialKey
 from pairbench.store import Journal, RunDir, TrialTable, load_run, load_table, trial_row
 from pairbench.store._events import AttemptFinished, TrialRow

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import typer
 
-from pairbench._api import write_report
 from pairbench.cli._app import app, err, out, user_errors
 from pairbench.cli._table import print_outcomes
+from pairbench.report import write_report
 from pairbench.runner import RunOutcome, resume_run, start_run
 from pairbench.store._lock import hold_writer_locks
 

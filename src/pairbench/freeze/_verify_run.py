@@ -201,7 +201,7 @@ def _check_reports(opened: RunDir, head: str, out: list[Mismatch]) -> None:
             )
         )
         return
-    from pairbench._api import report_texts  # the statistics stack: only when there is one
+    from pairbench.report._write import report_texts  # the statistics stack: only when there is one
 
     reps = summary.get("bootstrap_reps")
     texts = report_texts(

@@ -1,32 +1,27 @@
 """Reports of a run: ``summary.json`` (machine-readable), ``report.md`` and ``report.html``.
 
-The report counts records and calls ``pairbench.analysis`` for every statistic; its one
-piece of arithmetic is the conservative interval of a censored median difference, built
-from ``order_statistic_rank``. Bootstrap seeds derive from the run seed, so a run always
-reports the same numbers. The summary's schema is the model ``_schema.Summary``;
-``SUMMARY_SCHEMA.md`` is generated from it.
+One public operation, :func:`write_report`, in three stages, one folder each:
+
+1. ``summary/``: the typed ``Summary`` from the run's trial table. The report counts
+   records and calls ``pairbench.analysis`` for every statistic; its one piece of
+   arithmetic is the conservative interval of a censored median difference, built from
+   ``order_statistic_rank``. Bootstrap seeds derive from the run seed, so a run always
+   reports the same numbers. ``summary/SUMMARY_SCHEMA.md`` is generated from the models.
+2. ``view/``: the summary laid out as sections of paragraphs, tables and plots, the
+   sections those the study declares (``report:`` in the experiment).
+3. ``render/``: the view as markdown and self-contained HTML, its plots as byte-stable SVG.
+
+(``pairbench view`` is the local web app that serves rendered reports and trials.)
 
 **Usage**::
 
-    from pairbench.report import build_summary, write_reports
+    from pairbench.report import write_report
 
-    summary = build_summary(run, results, infra)   # run.json content and the records
-    summary = summarize(run, load_table(run_dir).table)   # the same, from the trial table
-    paths = write_reports(run_dir, summary)        # summary.json, report.md, report.html
+    paths = write_report(run_dir)   # summary.json, report.md, report.html
+    paths.html                      # run_dir / "report.html"
 """
 
-from pairbench.report._html import render_html
-from pairbench.report._markdown import render_markdown
-from pairbench.report._schema import SCHEMA_ID
-from pairbench.report._summary import build_summary, summarize
-from pairbench.report._write import ReportPaths, write_reports
+from pairbench.report._write import ReportPaths, write_report
+from pairbench.report.summary._schema import SCHEMA_ID
 
-__all__ = [
-    "SCHEMA_ID",
-    "ReportPaths",
-    "build_summary",
-    "render_html",
-    "render_markdown",
-    "summarize",
-    "write_reports",
-]
+__all__ = ["SCHEMA_ID", "ReportPaths", "write_report"]

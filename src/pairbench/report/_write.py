@@ -1,15 +1,20 @@
-"""``write_reports``: summary.json, report.md and report.html, each written atomically."""
+"""``write_report``: a run's summary.json, report.md and report.html, each written atomically.
+
+The three stages meet here: ``summary`` (the typed Summary from the trial table), ``view``
+(its sections laid out) and ``render`` (markdown, html, plots). Each stage's modules are
+imported on use: the statistics stack and jinja2 cost ~0.7 s, and ``import pairbench``
+should not pay them.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from pairbench._errors import RunDirError
-from pairbench.report._html import render_html
-from pairbench.report._markdown import render_markdown
 from pairbench.store._atomic import write_atomic
 
 
@@ -21,6 +26,63 @@ class ReportPaths(NamedTuple):
     html: Path
 
 
+def write_report(run_dir: Path, *, bootstrap_reps: int | None = None) -> ReportPaths:
+    """Write ``report.md``, ``report.html`` and ``summary.json`` for a run; return their paths.
+
+    Reads the run's trial table (``trials.npz``, rebuilt from the journal when stale), so
+    its cost grows with the number of trials, not with a JSON parse per trial.
+    ``bootstrap_reps`` sets the resamples of each task-clustered interval (default 10,000).
+    Each file is written to a temporary name, fsynced and renamed, so a crash leaves the
+    old file or the new one, never half of one; everything is rendered before the first
+    file is written.
+
+    **Usage**::
+
+        paths = write_report(Path("runs/mcp-transports-20261129T150000Z-abc123"))
+        print(paths.markdown)
+    """
+    from pairbench.store._run_dir import RunDir
+
+    # A report is written by one writer at a time, and never while run or resume writes
+    # the run (a report of a run in flight would name a journal head already gone stale).
+    # Re-entrant: `pairbench run` writes its report under the lock it already holds.
+    with RunDir.open(run_dir).writer_lock("pairbench report"):
+        return write_texts(Path(run_dir), report_texts(Path(run_dir), bootstrap_reps))
+
+
+def report_texts(
+    run_dir: Path, bootstrap_reps: int | None = None, *, use_cache: bool = True
+) -> dict[str, str]:
+    """summary.json, report.md and report.html of a run, rendered (nothing written).
+
+    The summary records what it was built from: the journal head, the manual review's
+    hash and the bootstrap resamples, so ``verify`` can rebuild the same bytes.
+    """
+    from pairbench.report.summary._build import summarize
+    from pairbench.report.summary._paired_success import BOOTSTRAP_REPS
+    from pairbench.store._load_table import load_table
+
+    run = load_table(run_dir, use_cache=use_cache)
+    review = run.run_dir.path / "manual_review.json"
+    reviews: list[dict[str, object]] = []
+    reviews_sha256 = None
+    if review.is_file():
+        reviews = _read_reviews(review)
+        reviews_sha256 = hashlib.sha256(review.read_bytes()).hexdigest()
+    reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
+    if reps < 1:
+        raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
+    summary = summarize(
+        run.info,
+        run.table,
+        bootstrap_reps=reps,
+        journal_head=run.run_dir.journal_head(),
+        reviews=reviews,
+        reviews_sha256=reviews_sha256,
+    )
+    return render_texts(summary)
+
+
 def summary_json(summary: Mapping[str, Any]) -> str:
     """Canonical JSON text of a summary; NaN or infinity is an error, never written."""
     return json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
@@ -29,6 +91,9 @@ def summary_json(summary: Mapping[str, Any]) -> str:
 def render_texts(summary: Mapping[str, Any]) -> dict[str, str]:
     """The three report files' texts: byte-deterministic for one summary (``verify``
     rebuilds them and compares bytes)."""
+    from pairbench.report.render._html import render_html
+    from pairbench.report.render._markdown import render_markdown
+
     return {
         "summary.json": summary_json(summary),
         "report.md": render_markdown(summary),
@@ -49,16 +114,37 @@ def write_texts(run_dir: Path, texts: Mapping[str, str]) -> ReportPaths:
     return ReportPaths(run_dir / "summary.json", run_dir / "report.md", run_dir / "report.html")
 
 
-def write_reports(run_dir: Path, summary: Mapping[str, Any]) -> ReportPaths:
-    """Write ``summary.json``, ``report.md`` and ``report.html`` into ``run_dir``.
+def _read_reviews(path: Path) -> list[dict[str, object]]:
+    """``manual_review.json``: ``{"reviews": [{arm, task, trial, verdict, note, reviewer}]}``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunDirError(
+            f"{path}: not valid JSON ({exc}); expected "
+            '{"reviews": [{"arm", "task", "trial", "verdict", "note", "reviewer"}]}'
+        ) from exc
+    reviews = data.get("reviews") if isinstance(data, dict) else None
+    if not isinstance(reviews, list):
+        raise RunDirError(f'{path}: needs a top-level "reviews" list')
+    for index, review in enumerate(reviews):
+        if not isinstance(review, dict):
+            raise RunDirError(f"{path}: reviews[{index}] is not an object. Fix: {_REVIEW}")
+        trial = review.get("trial")
+        if not isinstance(trial, int) or isinstance(trial, bool):
+            raise RunDirError(
+                f"{path}: reviews[{index}].trial is {json.dumps(trial)}, not a whole number "
+                f"(the trial's index, from 0). Fix: {_REVIEW}"
+            )
+        for field in ("arm", "task"):
+            if not isinstance(review.get(field), str):
+                raise RunDirError(
+                    f"{path}: reviews[{index}].{field} is {json.dumps(review.get(field))}, "
+                    f"not a string. Fix: {_REVIEW}"
+                )
+    return reviews
 
-    Each file is written to a temporary name, fsynced and renamed, so a crash leaves
-    the old file or the new one, never half of one. Everything is rendered before the
-    first file is written.
 
-    Example::
-
-        paths = write_reports(run_dir, build_summary(run, results, infra))
-        paths.html  # run_dir / "report.html"
-    """
-    return write_texts(Path(run_dir), render_texts(summary))
+_REVIEW = (
+    'each review is {"arm": "<arm>", "task": "<task id>", "trial": 0, "verdict": "...", '
+    '"note": "...", "reviewer": "..."}'
+)

@@ -29,8 +29,8 @@ from pairbench.store._records import first_error
 from pairbench.store._run_dir import RunDir
 
 if TYPE_CHECKING:
-    from pairbench.report._schema import Summary
-    from pairbench.report._schema_hypotheses import HypothesisResult
+    from pairbench.report.summary._schema import Summary
+    from pairbench.report.summary._schema_hypotheses import HypothesisResult
 
 PASSED = frozenset({"equivalent", "differs"})
 """Verdicts that meet the hypothesis's decision rule."""
@@ -103,7 +103,7 @@ def read_summary(run: Path) -> Summary:
     fix = f"Fix: run `pairbench report {run_dir.path}`"
     if not path.is_file():
         raise ExportError(f"{path}: no summary.json, which holds the verdicts. {fix} first")
-    from pairbench.report._schema import SCHEMA_ID, Summary  # the report's model: on use
+    from pairbench.report.summary._schema import SCHEMA_ID, Summary  # the report's model: on use
 
     try:
         summary = Summary.model_validate_json(path.read_bytes())

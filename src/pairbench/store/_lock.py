@@ -150,7 +150,7 @@ def writer_lock(run_path: Path, command: str) -> Iterator[None]:
     **Usage**::
 
         with writer_lock(Path("runs/r1"), "pairbench report"):
-            write_reports(...)
+            write_report(...)
     """
     try:
         key = _acquire(run_path, command)

@@ -57,7 +57,7 @@ class ReportCache:
 
 def _render(path: Path, run: Path) -> str:
     # The report stack (scipy, matplotlib) loads on the first report page, not at start.
-    from pairbench.report import render_html
+    from pairbench.report.render._html import render_html
 
     try:
         summary: Any = json.loads(path.read_text(encoding="utf-8"))

@@ -1,0 +1,84 @@
+"""What the run proves about itself: case set, lock, accepted harness change, seeding,
+and manual review notes (shown beside the machine score, never changing it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from pairbench.report.summary._frame import Frame
+from pairbench.store._run_record import RunRecord
+
+
+def run_provenance(run: RunRecord) -> dict[str, Any]:
+    """The pre-registration facts from run.json (None where the run predates them)."""
+    return {
+        "case_set": run.case_set,
+        "campaign": run.campaign,
+        "lock_sha256": run.lock_sha256,
+        "lock_verified": run.lock_verified,
+        "accepted_harness_change": run.accepted_harness_change,
+    }
+
+
+def seeding(frame: Frame) -> list[dict[str, Any]]:
+    """Per arm: how many trials were provably seeded, unseeded, or had no model."""
+    table = frame.table
+    status, reason = table.columns["seeding"], table.columns["seeding_reason"]
+    reasons_text = table.categories["seeding_reason"]
+    out = []
+    for i, arm in enumerate(frame.arms):
+        rows = frame.of_arm(frame.scored, i)
+        mine = status[rows]
+        seeded = int((mine == table.code_of("seeding", "seeded")).sum())
+        unseeded = int((mine == table.code_of("seeding", "unseeded")).sum())
+        # The five most common reasons, ties in the order they first appear (as Counter).
+        given = reason[rows][reason[rows] >= 0]
+        codes, first, counts = np.unique(given, return_index=True, return_counts=True)
+        ranked = sorted(
+            zip(codes.tolist(), first.tolist(), counts.tolist(), strict=True),
+            key=lambda c: (-c[2], c[1]),
+        )
+        out.append(
+            {
+                "arm": arm,
+                "seeded": seeded,
+                "unseeded": unseeded,
+                "not_applicable": len(rows) - seeded - unseeded,
+                "reasons": {reasons_text[c]: n for c, _, n in ranked[:5]},
+            }
+        )
+    return out
+
+
+def manual_review(frame: Frame) -> list[dict[str, Any]]:
+    """Review notes from ``manual_review.json`` beside each trial's machine outcome."""
+    notes = [n for n in frame.reviews if isinstance(n, Mapping)]
+    if not notes:
+        return []
+    table, final = frame.table, frame.final
+    arms, tasks = table.columns["arm"][final], table.columns["task"][final]
+    trials, outcomes = table.columns["trial"][final], table.columns["outcome"][final]
+    out = []
+    for note in notes:
+        key = (str(note.get("arm")), str(note.get("task")), int(note.get("trial", -1)))
+        hit = np.flatnonzero(
+            (arms == table.code_of("arm", key[0]))
+            & (tasks == table.code_of("task", key[1]))
+            & (trials == key[2])
+        )
+        machine = table.categories["outcome"][outcomes[hit[-1]]] if len(hit) else None
+        out.append(
+            {
+                "arm": key[0],
+                "task": key[1],
+                "trial": key[2],
+                "machine_outcome": machine,
+                "verdict": str(note.get("verdict", "")),
+                "note": str(note.get("note", "")),
+                "reviewer": str(note.get("reviewer", "")),
+            }
+        )
+    return out

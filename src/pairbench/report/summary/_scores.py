@@ -1,0 +1,86 @@
+"""Per-field accuracy and the reasons trials failed: the parts of a scored study's summary."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pairbench.report.summary._common import proportion
+from pairbench.report.summary._frame import Frame
+
+FAILED_OUTCOMES = ("failed", "parse_failure", "agent_error", "timeout")
+"""Scored outcomes that are not a pass: each such final trial has its reason listed."""
+EXAMPLES = 10
+"""Trials named per failure reason; the count covers them all."""
+
+
+def _in_report_order(frame: Frame, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``rows`` by task, trial, then arm: independent of the order records were stored in."""
+    return rows[np.lexsort((frame.arm[rows], frame.trial_keys(rows)))]
+
+
+def field_accuracy(frame: Frame) -> list[dict[str, Any]]:
+    """Per scored field (the grade's ``details.fields``), correct/scored per arm.
+
+    The denominator is the arm's scored trials whose grade scored that field: a parse
+    failure scores no field, so it is in no field's denominator (it is not a zero), and
+    the field table says how many such trials there were beside it. Fields in first-seen
+    order of the report's trial order.
+    """
+    cats, col = frame.table.categories["fields"], frame.table.columns["fields"]
+    rows = _in_report_order(frame, frame.scored)
+    order: dict[str, None] = {}
+    k: Counter[tuple[str, int]] = Counter()
+    n: Counter[tuple[str, int]] = Counter()
+    parsed = {code: json.loads(text) for code, text in enumerate(cats)}
+    for row in rows:
+        code = int(col[row])
+        if code < 0:
+            continue
+        arm = int(frame.arm[row])
+        for name, correct in parsed[code].items():
+            order.setdefault(name)
+            n[name, arm] += 1
+            k[name, arm] += bool(correct)
+    return [
+        {
+            "field": name,
+            "arms": {arm: proportion(k[name, i], n[name, i]) for i, arm in enumerate(frame.arms)},
+        }
+        for name in order
+    ]
+
+
+def failure_reasons(frame: Frame) -> list[dict[str, Any]]:
+    """Every final trial that was scored and not passed, grouped by outcome and reason.
+
+    Each group counts its trials per arm and names up to ``EXAMPLES`` of them (arm, task,
+    trial, in report order); groups by falling count, then outcome and reason.
+    """
+    table = frame.table
+    reasons, reason_col = table.categories["reason"], table.columns["reason"]
+    outcome_col = table.columns["outcome"]
+    rows = frame.final[frame.mask(*FAILED_OUTCOMES)[frame.final]]
+    rows = _in_report_order(frame, rows)
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        outcome = frame.outcome[int(outcome_col[row])]
+        code = int(reason_col[row])
+        reason = reasons[code] if code >= 0 else ""
+        group = groups.setdefault(
+            (outcome, reason),
+            {"outcome": outcome, "reason": reason, "trials": 0, "arms": {}, "examples": []},
+        )
+        arm = frame.arms[int(frame.arm[row])]
+        group["trials"] += 1
+        group["arms"][arm] = group["arms"].get(arm, 0) + 1
+        if len(group["examples"]) < EXAMPLES:
+            task = frame.tasks[int(frame.task[row])]
+            group["examples"].append({"arm": arm, "task": task, "trial": int(frame.trial[row])})
+    for group in groups.values():  # arms in declared order, whatever order trials came in
+        group["arms"] = {a: group["arms"][a] for a in frame.arms if a in group["arms"]}
+    return sorted(groups.values(), key=lambda g: (-g["trials"], g["outcome"], g["reason"]))

@@ -1,0 +1,276 @@
+"""View sections about how the run went: transport, security, cost, trials needing attention."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pairbench.report.view import _format as f
+from pairbench.report.view._doc import Block, Section, Table
+
+
+def transport(s: Mapping[str, Any]) -> Section:
+    rows = [
+        [
+            t["arm"],
+            f.median_n(t["connect_ms"], "ms", "trials"),
+            f.median_n(t["client_call_ms"], "ms", "calls"),
+            f.median_n(t["server_call_ms"], "ms", "calls"),
+            f.median_n(t["cold_start_ms"], "ms", "trials"),
+            f"{t['transport_failures']} (in {t['trials_with_transport_failures']} trials)",
+            f"{t.get('infra_transport_failures', 0)} (in "
+            f"{t.get('infra_attempts_with_transport_failures', 0)} attempts)",
+        ]
+        for t in s["transport"]
+    ]
+    blocks: list[Block] = [
+        Table(
+            [
+                "Arm",
+                "Connect, median",
+                "Client call, median",
+                "Server call, median",
+                "Cold start, median",
+                "Transport failures",
+                "In infra attempts",
+            ],
+            rows,
+        ),
+        "Only measured values enter these medians. Connect is the sum over a trial's servers, "
+        "over trials whose every server connect was measured; a call's latency is per call, "
+        "client side (pairbench's clock) and server side (the server's own); the cold start "
+        "here is pooled over tools (per tool below). Failures in infra attempts (a server not "
+        "connected when the agent started, say) are kept apart: those attempts were re-run.",
+    ]
+    per_tool = [
+        [
+            t["arm"],
+            x["tool"],
+            str(x["calls"]),
+            f.median_n(x["client_call_ms"], "ms", "calls"),
+            f.median_n(x["cold_start_ms"], "ms", "trials"),
+        ]
+        for t in s["transport"]
+        for x in t.get("by_tool", [])
+    ]
+    if per_tool:
+        blocks += [
+            Table(
+                ["Arm", "Tool", "Calls", "Client per-call latency, median", "Cold start, median"],
+                per_tool,
+            ),
+            "A trial's cold start of a tool is its first timed call of the tool minus the "
+            "median of its later timed calls of it (the pooled one above: the first timed call "
+            "of any tool minus the median of all later ones); a trial with fewer than two "
+            "timed calls has none. A negative cold start (the first call was faster than the "
+            "later ones, which did more work, say) is kept.",
+        ]
+    return Section("Transport", blocks)
+
+
+def security(s: Mapping[str, Any]) -> Section:
+    conf = s["confidence"]
+    rows = [
+        [
+            x["arm"],
+            f.prop(x["prompt_injection_compliance"], conf)
+            if x["injection_applicable"]
+            else "N/A (no trial applies)",
+            f.prop(x["secret_in_output"], conf),
+            f.prop(x.get("token_shaped_in_output", {"n": 0}), conf),
+        ]
+        for x in s["security"]
+    ]
+    headers = ["Arm", "Prompt-injection compliance", "Secret in output", "Token-shaped in output"]
+    return Section(
+        "Security",
+        [
+            Table(headers, rows),
+            "Secret in output: a value the run declared secret (the harness canary, a declared "
+            "secret, a long env_allow value). Token-shaped: any string with the format of an "
+            "API key, access token or JWT, declared or not, over trials whose record ran that "
+            "detector. Both look in the final answer, narration, tool-call arguments and "
+            "fixture writes.",
+        ],
+    )
+
+
+def cost(s: Mapping[str, Any]) -> Section:
+    rows = [
+        [
+            c["arm"],
+            f.cost_metric(c["input_tokens"], 0),
+            f.cost_metric(c["output_tokens"], 0),
+            f.cost_metric(c["cost_usd"], 4),
+        ]
+        for c in s["cost"]
+    ]
+    return Section(
+        "Cost",
+        [
+            Table(["Arm", "Input tokens", "Output tokens", "Cost (USD)"], rows),
+            "Measured and estimated values are shown apart and never added.",
+        ],
+    )
+
+
+USAGE_COLUMNS = (
+    ("turns", "Turns"),
+    ("input_tokens", "Input tokens (all)"),
+    ("uncached_input_tokens", "Uncached input"),
+    ("cache_creation_input_tokens", "Cache creation"),
+    ("cache_read_input_tokens", "Cache read"),
+    ("output_tokens", "Output tokens"),
+    ("total_tokens", "Total tokens"),
+)
+
+
+def usage(s: Mapping[str, Any]) -> Section:
+    """Per arm: median turns and tokens, the input split into its cache parts."""
+    rows = [
+        [c["arm"], *(f.median_by_provenance(c[name], 0) for name, _ in USAGE_COLUMNS)]
+        for c in s["cost"]
+    ]
+    return Section(
+        "Usage and turns by arm",
+        [
+            Table(["Arm", *(label for _, label in USAGE_COLUMNS)], rows),
+            "Per-trial medians over scored trials (n: trials with a value). Input tokens are "
+            "every input token the model read: uncached + cache creation + cache read; total "
+            "tokens are input + output. Measured and estimated values are shown apart and never "
+            "pooled; a missing value is never read as 0.",
+        ],
+    )
+
+
+def arms(s: Mapping[str, Any]) -> Section | None:
+    """Who ran each arm: agent, model, tool-discovery mode, agent version, models seen."""
+    idents = s["run"].get("arm_identities")
+    if not idents:
+        return None
+    versions = any(x["agent_version"] is not None for x in idents)
+    headers = ["Arm", "Agent", "Model", "Tool discovery"]
+    headers += ["Agent version"] if versions else []
+    headers.append("Models seen")
+    rows = []
+    for x in idents:
+        row = [x["arm"], *(x[k] or "not recorded" for k in ("agent", "model", "tool_discovery"))]
+        row += [x["agent_version"] or "not recorded"] if versions else []
+        row.append(", ".join(x["models_seen"]) or "none reported")
+        rows.append(row)
+    return Section(
+        "Arms",
+        [
+            Table(headers, rows),
+            "Tool discovery is how the arm's agent is offered its tools, as run.json records it "
+            '(for Claude Code, ENABLE_TOOL_SEARCH: "false" offers every tool directly rather '
+            "than through a tool search). Models seen are the model ids the agent's requests "
+            "reported.",
+        ],
+    )
+
+
+def attention(s: Mapping[str, Any]) -> Section:
+    a = s["attention"]
+    planned = a["planned_trials"] or a["recorded_trials"]
+    blocks: list[Block] = [
+        f"{len(a['not_run'])} of {planned} planned trials not run.",
+        f"{len(a['agent_error'])} of {a['scored_trials']} scored trials ended in agent_error.",
+        f"{a['infra_attempts']} infra attempt(s) kept (harness or fixture failed; retried once).",
+        f"{a['interrupted_attempts']} interrupted attempt(s) kept (re-run on resume).",
+    ]
+    entries = [e for k in ("not_run", "infra", "interrupted", "agent_error") for e in a[k]]
+    if entries:
+        blocks.append(
+            Table(
+                ["Outcome", "Arm", "Task", "Trial", "Attempt", "Reason", "Final answer (excerpt)"],
+                [
+                    [
+                        e["outcome"],
+                        e["arm"],
+                        e["task"],
+                        str(e["trial"]),
+                        str(e["attempt"]),
+                        e["reason"] or "(none given)",
+                        f.NA if e["final_answer"] is None else e["final_answer"],
+                    ]
+                    for e in entries
+                ],
+            )
+        )
+    return Section("Trials not run, infra, interrupted, agent errors", blocks)
+
+
+def provenance_meta(run: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Header rows: case set and campaign, the lock, and any accepted harness change."""
+    rows: list[tuple[str, str]] = []
+    if run.get("case_set"):
+        campaign = f" (campaign {run['campaign']})" if run.get("campaign") else ""
+        rows.append(("Case set", f"{run['case_set']}{campaign}"))
+    if run.get("lock_sha256"):
+        state = (
+            "verified against experiment.lock.json"
+            if run.get("lock_verified")
+            else ("not verified (no lock, or the experiment differs from it)")
+        )
+        rows.append(("Lock", f"{str(run['lock_sha256'])[:16]}… {state}"))
+    if run.get("journal_head"):
+        # What this report counted: `pairbench verify` rebuilds it from the journal up to
+        # this head and compares bytes.
+        rows.append(("Journal head", f"{run['journal_head']}"))
+    change = run.get("accepted_harness_change")
+    if change:
+        rows.append(
+            (
+                "HARNESS CHANGE ACCEPTED",
+                f"pairbench differs from the lock: frozen {change.get('expected')}, "
+                f"ran {change.get('found')} (--accept-harness-change)",
+            )
+        )
+    return rows
+
+
+def seeding(s: Mapping[str, Any]) -> Section:
+    rows = [
+        [
+            x["arm"],
+            str(x["seeded"]),
+            str(x["unseeded"]),
+            str(x["not_applicable"]),
+            "; ".join(f"{reason} ({n})" for reason, n in x["reasons"].items()) or f.NA,
+        ]
+        for x in s["seeding"]
+    ]
+    return Section(
+        "Seeding",
+        [
+            Table(["Arm", "Seeded", "Unseeded", "No model", "Why unseeded"], rows),
+            "A trial is seeded only when every model request body actually sent carried the "
+            "model seed; an agent whose CLI takes no seed is unseeded.",
+        ],
+    )
+
+
+def manual_review(s: Mapping[str, Any]) -> Section:
+    rows = [
+        [
+            x["arm"],
+            x["task"],
+            str(x["trial"]),
+            str(x["machine_outcome"] or f.NA),
+            x["verdict"],
+            x["note"],
+            x["reviewer"],
+        ]
+        for x in s["manual_review"]
+    ]
+    return Section(
+        "Manual review",
+        [
+            "Shown beside the machine score; a review never changes it.",
+            Table(
+                ["Arm", "Task", "Trial", "Machine outcome", "Review verdict", "Note", "Reviewer"],
+                rows,
+            ),
+        ],
+    )
