@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from ruamel.yaml import YAML
 
+from pairbench.store import TrialResult
 from pairbench.studies.mcp_transports import STUDY
 
 E = TypeVar("E", bound=BaseModel)
@@ -121,3 +122,22 @@ def relink_journal(run_dir: Path) -> None:
 def events_of(events: Iterable[object], kind: type[E]) -> list[E]:
     """The journal events of one kind (a model of ``pairbench.store._events``), in order."""
     return [event for event in events if isinstance(event, kind)]
+
+
+def bare_result(**fields: Any) -> TrialResult:
+    """One attempt's record with only what a record must have (arm ``a``, task ``t``,
+    trial 0, a failed scripted attempt); ``fields`` override or add the rest."""
+    base: dict[str, Any] = {
+        "run_id": "r",
+        "experiment": "e",
+        "arm": "a",
+        "task": "t",
+        "trial": 0,
+        "seed": 1,
+        "model_seed": 2,
+        "attempt": 1,
+        "start_order": 0,
+        "outcome": "failed",
+        "agent": "scripted",
+    }
+    return TrialResult(**{**base, **fields})

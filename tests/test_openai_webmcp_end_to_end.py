@@ -13,7 +13,6 @@ Skips loudly outside CI when Chromium >= 156 is missing; under ``CI=true`` it fa
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import edit_experiment
+from _helpers import edit_experiment, skip_outside_ci
 from pairbench import start_run
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.spec import Tools, load_experiment
@@ -51,9 +50,7 @@ class Ran:
 def _need_chromium() -> None:
     problem = chromium_problem()
     if problem is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the openai webmcp-vs-pdf run cannot run under CI=true: {problem}")
-        pytest.skip(f"SKIPPING the openai webmcp-vs-pdf run (not CI): {problem}")
+        skip_outside_ci(f"the openai webmcp-vs-pdf run: {problem}")
 
 
 def _run(root: Path, trials: int, script: dict[str, Any]) -> Ran:

@@ -16,11 +16,12 @@ import pytest
 
 import pairbench
 from _export_runs import simulated_run
+from _helpers import bare_result
 from pairbench._errors import ExportError, RunDirError
 from pairbench.store._export import FORMATS, export_bytes, load_frame, write_export
 from pairbench.store._export_rows import FIXED, METRICS, export_table
 from pairbench.store._junit import junit_xml
-from pairbench.store._records import Grade, Metric, TrialResult
+from pairbench.store._records import Grade, Metric
 
 pd: Any = importlib.import_module("pandas")  # no type stubs: typed as Any, like load_frame's
 
@@ -145,18 +146,7 @@ def test_columns_are_documented_and_every_metric_has_its_provenance(run: Path) -
 def test_grade_details_flatten_and_a_non_finite_value_is_missing() -> None:
     from pairbench.store._export_rows import _kind, _metric_cells, _row
 
-    result = TrialResult(
-        run_id="r",
-        experiment="e",
-        arm="a",
-        task="t",
-        trial=0,
-        seed=1,
-        model_seed=2,
-        attempt=1,
-        start_order=0,
-        outcome="failed",
-        agent="scripted",
+    result = bare_result(
         grade=Grade(
             outcome="failed",
             reason="12 of 13",

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from _helpers import bare_result
 from pairbench.schedule._plan import TrialKey
 from pairbench.store import RunDir, TrialResult
 from pairbench.store._redact import Redactor
@@ -11,21 +12,7 @@ KEY = TrialKey(arm="a", task="t", trial=0)
 
 
 def _result(answer: str, reason: str = "expected 'PASS'") -> TrialResult:
-    return TrialResult(
-        run_id="r",
-        experiment="e",
-        arm="a",
-        task="t",
-        trial=0,
-        seed=1,
-        model_seed=2,
-        attempt=1,
-        start_order=0,
-        outcome="failed",
-        reason=reason,
-        final_answer=answer,
-        agent="scripted",
-    )
+    return bare_result(reason=reason, final_answer=answer)
 
 
 def test_a_clean_record_is_staged_as_it_is(tmp_path: Path) -> None:

@@ -98,6 +98,7 @@ from typing import Any
 import httpx
 import pytest
 
+from _helpers import skip_outside_ci
 from pairbench._template import render
 from pairbench.studies.mcp_transports import STUDY, TRACKER_FIXTURE
 from pairbench.testing.chat_double import NO_TRACKER, count_tokens, decide
@@ -250,7 +251,6 @@ def test_the_task_is_the_prompt_not_the_environment_context() -> None:
 
 
 def test_the_meta_prompt_reads_the_pdf_through_the_shell() -> None:
-    pytest.importorskip("pypdf")
     body = _body(_user(META_PROMPT), tools=[SHELL])
     first = reply_to(body)
     assert first.text is None
@@ -452,9 +452,7 @@ def codex(tmp_path: Path) -> Iterator[Callable[..., CodexRun]]:
     """Run the real codex against a base URL: ``codex(url, prompt, config=(...))``."""
     if not CODEX.exists():
         reason = f"the real Codex CLI is not installed at {CODEX} (npm i in tools/agent-clis)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(f"!!! {reason}: the real-codex tests did NOT run")
+        skip_outside_ci(f"{reason}: the real-codex tests did NOT run")
     short_tmp = Path(tempfile.mkdtemp(prefix="cx", dir="/tmp"))
     folders = Folders(tmp_path / "home", tmp_path / "codex-home", tmp_path / "work",
                       tmp_path / "fixture", short_tmp)  # fmt: skip
@@ -636,9 +634,7 @@ def test_codex_reads_the_pdf_with_pdftotext_in_the_read_only_sandbox(
     """(d) The shell tool runs ``pdftotext`` sandboxed; the answer comes from its text."""
     if shutil.which("pdftotext") is None:
         reason = "pdftotext is not installed (apt-get install -y poppler-utils)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(f"!!! {reason}: the PDF-through-the-shell test did NOT run")
+        skip_outside_ci(f"{reason}: the PDF-through-the-shell test did NOT run")
     shutil.copy(PDF, tmp_path / "work" / PDF.name)
     with start_responses_double() as double:
         run = codex(double.url, META_PROMPT)
@@ -651,7 +647,6 @@ def test_codex_reads_the_pdf_with_pdftotext_in_the_read_only_sandbox(
     answer = json.loads(text)
     assert (answer["overall"]["k"], answer["exclude_s04"]["k"]) == (19, 18)
     # Exactly what the chat double's brain answers when it reads the PDF itself (pypdf).
-    pytest.importorskip("pypdf")
     from pypdf import PdfReader
 
     pdf = "\n".join(p.extract_text() or "" for p in PdfReader(PDF).pages)

@@ -6,7 +6,6 @@ Outside CI a missing R or metafor skips these tests with a loud reason; under
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _helpers import skip_outside_ci
 from pairbench.studies.webmcp_vs_pdf import (
     DATASET_PATH,
     egger_test,
@@ -59,9 +59,7 @@ def _metafor_available() -> str | None:
 def metafor(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[float]]:
     missing = _metafor_available()
     if missing is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"metafor cross-check cannot run under CI=true: {missing}")
-        pytest.skip(f"SKIPPING the metafor cross-check (not CI): {missing}")
+        skip_outside_ci(f"metafor cross-check: {missing}")
     script = Path(tmp_path_factory.mktemp("r")) / "check.R"
     script.write_text(_SCRIPT, encoding="utf-8")
     done = subprocess.run(

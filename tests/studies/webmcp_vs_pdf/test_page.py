@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -19,6 +18,7 @@ import anyio
 import httpx
 import pytest
 
+from _helpers import skip_outside_ci
 from pairbench.fixtures._procs import start_warm_server
 from pairbench.fixtures._webmcp import WebMcpSurface, chromium_problem, launch_chromium
 from pairbench.spec import load_experiment
@@ -43,9 +43,7 @@ def _chromium() -> None:
     problem = chromium_problem()
     if problem is None:
         return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"WebMCP browser tests cannot run under CI=true: {problem}")
-    pytest.skip(f"SKIPPING WebMCP browser tests (not CI): {problem}")
+    skip_outside_ci(f"WebMCP browser tests: {problem}")
 
 
 def _close(value: object) -> object:

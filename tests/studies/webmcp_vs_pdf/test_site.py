@@ -8,7 +8,6 @@ fail instead.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 import uvicorn
 from starlette.testclient import TestClient
 
+from _helpers import skip_outside_ci
 from pairbench.fixtures._webmcp import chromium_problem, launch_chromium
 from pairbench.schedule._plan import TrialKey
 from pairbench.store import RunDir, TrialResult
@@ -85,9 +85,7 @@ def _browser_ready() -> None:
     problem = chromium_problem()
     if problem is None:
         return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"WebMCP browser tests cannot run under CI=true: {problem}")
-    pytest.skip(f"SKIPPING browser tests (not CI): {problem}")
+    skip_outside_ci(f"WebMCP browser tests: {problem}")
 
 
 def test_endpoints_answer_from_the_engine_and_refuse_bad_input(tmp_path: Path) -> None:

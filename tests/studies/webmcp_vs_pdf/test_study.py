@@ -8,7 +8,6 @@ The end-to-end test skips loudly outside CI when Chromium >= 156 is missing; und
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import cli
+from _helpers import cli, skip_outside_ci
 from _report_checks import check_declared_plots, check_renders_offline_without_wrapping, figures_in
 from pairbench import _registry
 from pairbench.fixtures._webmcp import chromium_problem
@@ -80,9 +79,7 @@ def test_the_pdf_agent_reads_the_table_out_of_the_pdf() -> None:
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
     problem = chromium_problem()
     if problem is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the webmcp-vs-pdf demo cannot run under CI=true: {problem}")
-        pytest.skip(f"SKIPPING the webmcp-vs-pdf demo (not CI): {problem}")
+        skip_outside_ci(f"the webmcp-vs-pdf demo: {problem}")
     root = tmp_path_factory.mktemp("demo")
     assert NO_RUNS in people_page(root / "runs")  # before any run
     done = cli("demo", "--study", "webmcp-vs-pdf", "--runs-dir", str(root / "runs"), cwd=root)
