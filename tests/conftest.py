@@ -47,13 +47,21 @@ def _alive_children() -> list[psutil.Process]:
 
 @pytest.fixture(autouse=True)
 def no_child_left_behind() -> Iterator[None]:
-    """Fail any test that leaves a child process running (after a short grace)."""
+    """Fail any test that leaves a child process running (after a short grace).
+
+    Children alive before the test (a module fixture's server, set up first) are its
+    fixture's to stop, not the test's."""
+    before = {child.pid for child in _alive_children()}
+
+    def started_here() -> list[psutil.Process]:
+        return [child for child in _alive_children() if child.pid not in before]
+
     yield
     deadline = time.monotonic() + 5.0
-    alive = _alive_children()
+    alive = started_here()
     while alive and time.monotonic() < deadline:
         time.sleep(0.1)
-        alive = _alive_children()
+        alive = started_here()
     if alive:
         described = [f"{p.pid} {' '.join(p.cmdline()[:4])}" for p in alive]
         for proc in alive:

@@ -11,6 +11,7 @@ The hierarchy::
     ├── RunRefused                 pre-registration forbids the run (unverified lock, ...)
     ├── RayExecutorError           the Ray executor cannot run as asked
     ├── ExportError                an export cannot be written as asked (no decision rule, ...)
+    ├── ModelError                 the local model server cannot be built, installed or served
     └── InfraStop                  a trial failed for infrastructure reasons twice
 """
 
@@ -66,6 +67,11 @@ class RayExecutorError(PairbenchError):
 class ExportError(PairbenchError):
     """An export cannot be written as asked: a file it would overwrite, an optional
     dependency not installed, a JUnit gate with no declared decision rule, a stale summary."""
+
+
+class ModelError(PairbenchError):
+    """The local model cannot be built, installed or served as asked: a compiler missing, a
+    build that failed, a GGUF whose sha256 differs, a server that did not come up."""
 
 
 class InfraStop(PairbenchError):
