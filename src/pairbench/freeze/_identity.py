@@ -127,7 +127,7 @@ def arm_identities(loaded: LoadedExperiment) -> dict[str, Any]:
             "env": env,
             "source": arm.source,
         }
-        for extra in ("pinned_env", "agent_version"):
+        for extra in ("pinned_env", "agent_version", "tool_calling", "constrained_prompt_sha256"):
             if extra in described:
                 out[name][extra] = described[extra]
     return out

@@ -6,6 +6,7 @@ Settings (``agent.settings``; see ``OpenAISettings``)::
       adapter: openai
       env_allow: [OPENAI_API_KEY]          # the key is read from the agent's scrubbed env
       settings: {base_url: http://127.0.0.1:8080/v1, model: qwen3-8b, temperature: 0,
+                 top_p: null, cache_prompt: null, tool_calling: native,
                  max_turns: 10, max_output_tokens: 1024, seed: true, stream: false,
                  request_timeout_s: 120, max_retries: 0,
                  attachments: auto, price_per_1k: {input: 0.0005, output: 0.0015}}
@@ -16,7 +17,13 @@ task) is offered as a function named ``<server>__<tool>`` (characters outside
 surface, so the transcript records ``tool_call``/``tool_result`` and the fixture audits it.
 A call of a name that was not offered, or with arguments that are not a JSON object, is
 answered with an error message to the model and recorded as ``invalid_tool_call`` (nothing
-ran). An arm without tools gets plain completions.
+ran). An arm without tools gets plain completions. ``tool_calling: constrained`` offers them as
+one JSON-schema-constrained reply instead, for models without native tool calling (see
+``_constrained``); the calls it yields run exactly as native ones.
+
+**Sampling** is sent explicitly: ``temperature`` (``null`` sends none: ``server_default`` in
+the ``agent_start`` event's ``sampling``), ``top_p`` when set, llama.cpp's ``cache_prompt``
+when set, and the seed.
 
 **Attachments** (the arm's ``attachments``, e.g. a PDF) go with the prompt in the first user
 message, as file content parts (``file``), as extracted text with each file's name and SHA-256
@@ -61,6 +68,7 @@ import openai
 from openai import AsyncOpenAI
 
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
+from pairbench.agents.openai import _constrained as constrained
 from pairbench.agents.openai._attachments import AttachmentError, Attachments
 from pairbench.agents.openai._wire import (
     MalformedReply,
@@ -115,7 +123,24 @@ class OpenAIAgent:
     @classmethod
     def describe(cls, settings: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
         """What run.json records of an arm: tool discovery and the pinned variables."""
-        return {"tool_discovery": "not applicable (every tool is offered in each request)"}
+        parsed = OpenAISettings.parse(settings)
+        out: dict[str, Any] = {
+            "tool_discovery": "not applicable (every tool is offered in each request)",
+            "tool_calling": parsed.tool_calling,
+        }
+        if parsed.tool_calling == "constrained":
+            out["constrained_prompt_sha256"] = constrained.prompt_sha256()
+        return out
+
+    def sampling(self) -> dict[str, Any]:
+        """What each request sends of the sampling, ``server_default`` where it sends none."""
+        s = self.settings
+        return {
+            "temperature": "server_default" if s.temperature is None else s.temperature,
+            "top_p": "server_default" if s.top_p is None else s.top_p,
+            "cache_prompt": "server_default" if s.cache_prompt is None else s.cache_prompt,
+            "seed": "model_seed" if s.seed else "not sent",
+        }
 
     def request_kwargs(
         self, ctx: AgentContext, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
@@ -123,8 +148,15 @@ class OpenAIAgent:
         """The keyword arguments of one ``chat.completions.create`` call."""
         s = self.settings
         kwargs: dict[str, Any] = {"model": s.model, "messages": messages}
-        kwargs["temperature"] = s.temperature
-        if tools:
+        if s.temperature is not None:
+            kwargs["temperature"] = s.temperature
+        if s.top_p is not None:
+            kwargs["top_p"] = s.top_p
+        if s.cache_prompt is not None:
+            kwargs["extra_body"] = {"cache_prompt": s.cache_prompt}
+        if tools and s.tool_calling == "constrained":
+            kwargs["response_format"] = constrained.response_format(tools)
+        elif tools:
             kwargs["tools"] = tools
         if s.max_output_tokens is not None:
             kwargs["max_tokens"] = s.max_output_tokens
@@ -145,6 +177,8 @@ class OpenAIAgent:
             base_url=s.base_url,
             api_key=f"from {s.api_key_env}" if key_found else "not-needed (variable unset)",
             stream=s.stream,
+            tool_calling=s.tool_calling,
+            sampling=self.sampling(),
         )
         if ctx.has_tools and ctx.open_tools is not None:
             async with ctx.open_tools() as surface:
@@ -158,8 +192,11 @@ class OpenAIAgent:
         evidence = SeedEvidence(ctx.model_seed)
         totals = UsageTotals(f"{urlsplit(s.base_url).hostname} usage (chat.completions)")
         messages: list[dict[str, Any]] = []
-        if s.system:
-            messages.append({"role": "system", "content": s.system})
+        system = [s.system] if s.system else []
+        if tools and s.tool_calling == "constrained":
+            system.append(constrained.prompt_text(tools))
+        if system:
+            messages.append({"role": "system", "content": "\n\n".join(system)})
         attach = Attachments(list(ctx.attachments), s.attachments)
         try:
             messages.append({"role": "user", "content": attach.user_content(ctx.prompt)})
@@ -187,6 +224,10 @@ class OpenAIAgent:
                     error = reply
                     break
                 totals.add(reply.usage, reply.model)
+                if tools and s.tool_calling == "constrained":
+                    reply, unread = constrained.parse(reply, turn)
+                    if unread is not None:
+                        ctx.transcript.emit("constrained_reply_unread", turn=turn, reason=unread)
                 messages.append(reply.message())
                 if reply.content:
                     ctx.transcript.emit("message", text=reply.content)

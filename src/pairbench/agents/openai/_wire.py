@@ -42,7 +42,17 @@ class OpenAISettings(AdapterSettings):
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the variable in the agent's scrubbed env holding the key (declare it in
     ``agent.env_allow``). Unset: the key ``not-needed`` is sent (local servers)."""
-    temperature: float = 0.0
+    temperature: float | None = 0.0
+    """Sent on every request; ``null`` sends none (recorded as ``server_default``)."""
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    """Sent when set; otherwise recorded as ``server_default``."""
+    cache_prompt: bool | None = None
+    """llama.cpp's prompt cache, sent as ``cache_prompt`` when set (false: the same seed gives
+    the same completion, nothing of an earlier request reused)."""
+    tool_calling: Literal["native", "constrained"] = "native"
+    """``native``: tools offered as ``tools``; ``constrained``: described in a system message
+    and answered as a JSON-schema-constrained reply (``pairbench.agents.openai._constrained``),
+    for models without native tool calling."""
     max_turns: int = Field(default=10, ge=1)
     """Model requests per trial; still asking for tools after the last is ``agent_error``."""
     max_output_tokens: int | None = Field(default=None, ge=1)
