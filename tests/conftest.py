@@ -105,6 +105,9 @@ SLOW_MODULES = {
     "testing/test_anthropic_double.py",
     "testing/test_responses_double.py",
     "runner/test_paths.py",
+    # the real llama-server and model (pairbench model install)
+    "model/test_real_server.py",
+    "model/test_real_agent.py",
     # Ray
     "runner/test_ray_executor.py",
     "runner/test_ray_nodes.py",

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -26,6 +30,37 @@ def finish(outcome: RunOutcome) -> None:
         raise typer.Exit(130)
     if not outcome.complete:
         raise typer.Exit(1)
+
+
+class ModelServer(StrEnum):
+    """The ``--model-server`` choices."""
+
+    none = "none"
+    local = "local"
+
+
+@contextmanager
+def serving(
+    file: Path, model_server: ModelServer, concurrency: int | None
+) -> Iterator[tuple[dict[str, Any] | None, int | None]]:
+    """The local model server for the run (its identity, and the concurrency capped at its
+    slots), or nothing when not asked for."""
+    if model_server is ModelServer.none:
+        yield None, concurrency
+        return
+    from pairbench.model._use import local_model_server
+    from pairbench.spec import load_experiment
+
+    loaded = load_experiment(file)
+    with local_model_server(loaded) as (server, identity):
+        wanted = concurrency or loaded.experiment.budget.concurrency
+        workers = min(wanted, server.config.slots)
+        err.print(
+            f"serving the local model at {server.url}/v1 ({server.config.slots} slot(s); "
+            f"concurrency {workers})",
+            markup=False,
+        )
+        yield identity, workers
 
 
 @app.command()
@@ -53,31 +88,42 @@ def run(
         None,
         help="ray: the cluster (auto, ray://host:10001); default: a new local Ray.",
     ),
+    model_server: ModelServer = typer.Option(
+        ModelServer.none,
+        "--model-server",
+        help="local: serve the local model (pairbench model install) at the openai agent's "
+        "base_url for the run's length; concurrency is capped at its slots.",
+    ),
 ) -> None:
     """Start a new run (a new run ID every time) and write its report.
 
     With --executor ray (the optional ray extra), attempts run as Ray tasks; this process
     keeps the schedule, the run directory and the journal. See README, "Running on Ray".
+    With --model-server local, llama-server runs on 127.0.0.1 at the port the openai
+    agent's base_url names, and its identity (model sha256, llama.cpp build) goes into
+    run.json and the report.
 
     Example:
 
         pairbench run experiment.yaml --runs-dir runs --run-seed 7
         pairbench run experiment.yaml --executor ray --address ray://head:10001
+        pairbench run experiment.yaml --model-server local
     """
     # One writer from start to exit: the run's lock is still held while its report is written.
-    with hold_writer_locks():
+    with hold_writer_locks(), serving(file, model_server, concurrency) as (served, workers):
         finish(
             start_run(
                 file,
                 runs_dir,
                 run_seed=run_seed,
-                concurrency=concurrency,
+                concurrency=workers,
                 progress=sys.stderr.isatty(),
                 case_set=case_set,
                 accept_harness_change=accept_harness_change,
                 new_campaign=new_campaign,
                 executor=executor,
                 ray_address=address,
+                model_server=served,
             )
         )
 

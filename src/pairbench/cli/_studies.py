@@ -14,11 +14,25 @@ from ruamel.yaml import YAML
 from pairbench import _registry
 from pairbench._errors import PairbenchError
 from pairbench.cli._app import app, out, user_errors
-from pairbench.cli._run import finish
+from pairbench.cli._run import ModelServer, finish, serving
 from pairbench.runner import start_run
 from pairbench.spec import load_experiment
 from pairbench.store._lock import hold_writer_locks
 from pairbench.studies import Study
+
+LOCAL_URL = "http://127.0.0.1:18089/v1"
+"""Where ``--model-server local`` serves the local model (a fixed port: the copied
+experiment, and so its protocol hash, stays the same from one demo to the next)."""
+LOCAL_ALIAS = "gemma-3-270m-q4_k_m"
+LOCAL_SETTINGS: dict[str, object] = {
+    # No native tool calling in a 270M base model: calls come as a constrained reply.
+    "tool_calling": "constrained",
+    # Sampled, so pairs differ from each other; the seed makes each pair repeatable.
+    "temperature": 1.0,
+    "cache_prompt": False,
+    "max_turns": 4,
+    "max_output_tokens": 128,
+}
 
 
 def _study(name: str) -> Study:
@@ -86,6 +100,12 @@ def demo(
     study_name: str = typer.Option(
         "mcp-transports", "--study", help="The built-in study to run (see `pairbench studies`)."
     ),
+    model_server: ModelServer = typer.Option(
+        ModelServer.none,
+        "--model-server",
+        help="local: the openai agent against the local model (pairbench model install), "
+        f"served at {LOCAL_URL} for the run; one trial per task.",
+    ),
 ) -> None:
     """Run a built-in study (default mcp-transports): its own offline agent, or a real one.
 
@@ -100,16 +120,31 @@ def demo(
         pairbench demo --runs-dir /tmp/runs
         pairbench demo --study webmcp-vs-pdf --runs-dir /tmp/runs
         pairbench demo --agent openai --base-url http://127.0.0.1:8080/v1 --model local
+        pairbench demo --agent openai --model-server local    # the real local model
     """
     study = _study(study_name)
     # Found before the run starts: a missing server program is one clear error, not a run
     # of infra failures. The servers inherit PATH from here.
     os.environ.update(study.find_commands())
     experiment = study.experiment_path
+    local = model_server is ModelServer.local
+    if local:
+        if agent not in {"scripted", "openai"}:
+            raise PairbenchError(f"--model-server local runs the openai agent, not {agent!r}")
+        agent, base_url, model = "openai", base_url or LOCAL_URL, model or LOCAL_ALIAS
     if agent != "scripted":
-        experiment = _demo_copy(study, runs_dir, agent, base_url, model, api_key_env)
-    with hold_writer_locks():  # the report at the end is written under the run's lock
-        finish(start_run(experiment, runs_dir, run_seed=run_seed, progress=sys.stderr.isatty()))
+        experiment = _demo_copy(study, runs_dir, agent, base_url, model, api_key_env, local)
+    with hold_writer_locks(), serving(experiment, model_server, None) as (served, workers):
+        finish(
+            start_run(
+                experiment,
+                runs_dir,
+                run_seed=run_seed,
+                concurrency=workers,
+                progress=sys.stderr.isatty(),
+                model_server=served,
+            )
+        )
 
 
 def _demo_copy(
@@ -119,6 +154,7 @@ def _demo_copy(
     base_url: str | None,
     model: str | None,
     api_key_env: str,
+    local: bool = False,
 ) -> Path:
     settings: dict[str, object] = {}
     spec: dict[str, object] = {"adapter": agent, "settings": settings}
@@ -127,6 +163,8 @@ def _demo_copy(
             raise PairbenchError("--agent openai needs --base-url and --model")
         settings.update(base_url=base_url, model=model, api_key_env=api_key_env)
         spec["env_allow"] = [api_key_env]
+        if local:
+            settings.update(LOCAL_SETTINGS)
     elif agent in {"claude-code", "codex"}:
         if not model:
             raise PairbenchError(f"--agent {agent} needs --model (e.g. --model sonnet)")
@@ -141,6 +179,11 @@ def _demo_copy(
     yaml = YAML()
     data = yaml.load(study.experiment_path.read_text(encoding="utf-8"))
     data["agent"] = spec
+    if local:
+        # One trial per task: a 270M model on two CPU cores takes seconds per request.
+        data["trials"] = 1
+        data["budget"] = {**dict(data.get("budget") or {}), "trial_timeout_s": 300}
+    agent = f"{agent}-local" if local else agent
     # An earlier demo's copy may back a run that can still be resumed: never overwrite it.
     # Reuse it when it is the same experiment, otherwise take the next free folder.
     for index in range(1, 1000):

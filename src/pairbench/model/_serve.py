@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import tarfile
 import time
@@ -23,6 +22,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 
 from pairbench._errors import ModelError
+from pairbench.fixtures._serve_port import free_port
 from pairbench.model._build import _download, cached_build, server_binary, sha256_file
 from pairbench.model._cache import LLAMA_VERSION, server_home
 from pairbench.model._weights import installed_model
@@ -117,7 +117,7 @@ class LlamaServer:
         model = installed_model()
         if model is None:
             raise ModelError("the model is not installed. Fix: run `pairbench model install`")
-        chosen = port or _free_port()
+        chosen = port or free_port()
         log = log or server_home(version) / "logs" / f"serve-{chosen}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         argv = serve_argv(Path(model.path), chosen, config, version)
@@ -185,13 +185,6 @@ class LlamaServer:
 
     def __exit__(self, *_exc: object) -> None:
         self.stop()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def identity(server: LlamaServer | None = None, version: str = LLAMA_VERSION) -> dict[str, Any]:

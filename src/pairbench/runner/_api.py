@@ -8,8 +8,10 @@ import functools
 import hashlib
 import platform
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pairbench import _registry
 from pairbench._clock import now_iso
@@ -83,6 +85,7 @@ def _run_info(
     concurrency: int,
     gate: Gate,
     executor: ExecutorRef,
+    model_server: Mapping[str, Any] | None = None,
 ) -> RunInfo:
     """run.json, written once with the run folder (status and the rest: journal events)."""
     exp = loaded.experiment
@@ -127,6 +130,7 @@ def _run_info(
         lock_sha256=hashlib.sha256(gate.lock.to_bytes()).hexdigest(),
         lock_verified=gate.lock_verified,
         accepted_harness_change=gate.accepted_harness_change,
+        model_server=dict(model_server) if model_server is not None else None,
     )
 
 
@@ -192,6 +196,7 @@ def start_run(
     new_campaign: bool = False,
     executor: str = "local",
     ray_address: str | None = None,
+    model_server: Mapping[str, Any] | None = None,
 ) -> RunOutcome:
     """Run an experiment in a new run directory (a new run ID every time).
 
@@ -199,6 +204,8 @@ def start_run(
     ``new_campaign``; a changed pairbench is refused unless ``accept_harness_change``.
     ``executor="ray"`` runs attempts as Ray tasks (on a new local Ray, or the cluster at
     ``ray_address``: ``auto``, ``ray://host:10001``); see README, "Running on Ray".
+    ``model_server`` is the identity of the local model server the run uses
+    (``pairbench.model.identity``), recorded in run.json and named by the report.
 
     **Usage**::
 
@@ -222,7 +229,13 @@ def start_run(
     workers = concurrency or loaded.experiment.budget.concurrency
     lock_bytes = gate.lock.to_bytes()
     run_info = _run_info(
-        loaded, run_id, schedule, workers, gate, ExecutorRef(name=executor, address=ray_address)
+        loaded,
+        run_id,
+        schedule,
+        workers,
+        gate,
+        ExecutorRef(name=executor, address=ray_address),
+        model_server,
     )
     # The planned order is on disk before the first attempt starts: the folder appears under
     # its name only with its plan and lock in it, and with this process as its writer.

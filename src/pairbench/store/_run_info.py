@@ -110,6 +110,10 @@ class RunInfo(Frozen):
     """Whether the experiment matched its ``experiment.lock.json`` at the start."""
     accepted_harness_change: dict[str, Any] | None = None
     """``{expected, found}`` when started with ``--accept-harness-change``."""
+    model_server: dict[str, Any] | None = None
+    """The local model server's identity (``pairbench.model.identity``: GGUF sha256 and
+    header, llama.cpp package, binary sha256 and CMake flags, serve parameters, /props) when
+    the run used one (``--model-server local``)."""
 
     def encode(self) -> bytes:
         """run.json's bytes: sorted keys, two-space indent, one trailing newline."""

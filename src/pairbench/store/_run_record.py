@@ -108,6 +108,10 @@ class RunRecord(_Shape):
     lock_sha256: str | None = None
     lock_verified: bool | None = None
     accepted_harness_change: dict[str, Any] | None = None
+    model_server: dict[str, Any] | None = None
+    """The local model server's identity (``pairbench.model.identity``: GGUF sha256 and
+    header, llama.cpp package, binary sha256 and CMake flags, serve parameters, /props) when
+    the run used one (``--model-server local``)."""
     agent_simulated: bool | None = None
 
     def adapter(self, arm: str) -> str:

