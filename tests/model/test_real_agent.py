@@ -45,7 +45,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> LoadedRun:
         "tool_calling": "constrained",
         "temperature": 1.0,
         "cache_prompt": False,
-        "max_turns": 3,
+        "max_turns": 2,
         "max_output_tokens": 96,
     }
     arms = {name: arm for name, arm in _arms(exp).items() if name in TRANSPORTS}

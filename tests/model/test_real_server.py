@@ -33,7 +33,7 @@ def server() -> Iterator[LlamaServer]:
 
 
 def _complete(server: LlamaServer, **body: Any) -> dict[str, Any]:
-    request = {"messages": PROMPT, "max_tokens": 24, "cache_prompt": False, **body}
+    request = {"messages": PROMPT, "max_tokens": 12, "cache_prompt": False, **body}
     reply = httpx.post(f"{server.url}/v1/chat/completions", json=request, timeout=120.0)
     assert reply.status_code == 200, reply.text
     data: dict[str, Any] = reply.json()
@@ -52,14 +52,14 @@ def test_the_same_seed_gives_the_same_completion_and_another_seed_another(
     again = _complete(server, seed=42, temperature=1.0)
     assert _text(first) == _text(again) and _text(first)
     assert first["usage"] == again["usage"]
-    others = [_text(_complete(server, seed=seed, temperature=1.0)) for seed in (43, 44, 45)]
+    others = [_text(_complete(server, seed=seed, temperature=1.0)) for seed in (43, 44)]
     assert any(text != _text(first) for text in others), others
 
 
 def test_usage_and_llama_cpp_timings_are_measured(server: LlamaServer) -> None:
     reply = _complete(server, seed=7, temperature=1.0)
     usage, timings = reply["usage"], reply["timings"]
-    assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] == 24
+    assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] == 12
     assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
     assert timings["prompt_n"] == usage["prompt_tokens"]
     assert timings["predicted_n"] == usage["completion_tokens"]
