@@ -10,7 +10,6 @@ cannot say it itself: its ``--version`` reads "build 0, commit unknown".
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import re
 import shutil
@@ -34,7 +33,7 @@ from pairbench.model._cache import (
     cache_root,
     server_home,
 )
-from pairbench.store._atomic import write_atomic
+from pairbench.store._atomic import sha256_file, write_atomic
 
 Progress = Callable[[str], None]
 """Told each step, and the build's percentage as CMake prints it."""
@@ -56,14 +55,6 @@ class ServerBuild(BaseModel):
     binary_version_output: str
     built_at: str
     cmake_version: str | None = None
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def server_binary(version: str = LLAMA_VERSION) -> Path:
