@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -11,6 +12,7 @@ from pairbench.store._records import (
     Grade,
     Metric,
     Metrics,
+    ModelRequest,
     Security,
     ToolCallTiming,
     TrialResult,
@@ -136,6 +138,25 @@ def make_result(
         final_answer=final_answer,
         models_seen=list(models),
     )
+
+
+def digest(label: str) -> str:
+    """A SHA-256 hex digest standing for a request body or reply named ``label``."""
+    return hashlib.sha256(label.encode()).hexdigest()
+
+
+def with_requests(
+    result: TrialResult, bodies: list[str], replies: list[str], **fields: Any
+) -> TrialResult:
+    """``result`` with one model request per body (digests of the labels given), each with
+    ``fields`` (tokens, timings) and ``ok`` true."""
+    assert result.metrics is not None
+    requests = [
+        ModelRequest(turn=i + 1, body_sha256=digest(b), reply_sha256=digest(r), **fields)
+        for i, (b, r) in enumerate(zip(bodies, replies, strict=True))
+    ]
+    metrics = result.metrics.model_copy(update={"model_requests": requests})
+    return result.model_copy(update={"metrics": metrics})
 
 
 def make_run(**overrides: Any) -> dict[str, Any]:

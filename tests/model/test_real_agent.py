@@ -117,6 +117,30 @@ def test_the_two_transports_use_the_same_tokens_pair_by_pair(run: LoadedRun) -> 
     assert first.input_tokens.value != second.input_tokens.value
 
 
+def test_h1s_exact_check_finds_identical_requests_and_replies_pair_by_pair(
+    run: LoadedRun,
+) -> None:
+    """With the same seed on one slot, the two transports sent byte-identical request bodies
+    (so the tool results were identical) and got identical replies: H1's per-pair check holds
+    on every pair, from the digests the agent recorded, and the report says so."""
+    summary = json.loads((run.run_dir.path / "summary.json").read_text(encoding="utf-8"))
+    (h1,) = [h for h in summary["hypotheses"] if h["id"] == "h1-tokens"]
+    inv = h1["invariance"]
+    assert (inv["pairs"], inv["checked"], inv["identical"]) == (2, 2, 2), inv
+    assert inv["holds"] is True and inv["divergences"] == []
+    md = (run.run_dir.path / "report.md").read_text(encoding="utf-8")
+    assert "2 of 2 checked pairs sent identical request bodies" in md
+    assert "invariance holds" in md
+    # Per request: the server's tokens and llama.cpp speeds, in their own section.
+    by_arm = {a["arm"]: a for a in summary["model_requests"]}
+    for arm in TRANSPORTS:
+        made = sum(len(r.metrics.model_requests) for r in run.results if r.arm == arm and r.metrics)
+        assert by_arm[arm]["requests"] == made > 0
+        assert by_arm[arm]["generation_per_second"]["median"] > 0
+        assert by_arm[arm]["prompt_tokens"]["n"] == made
+    assert "## Model requests" in md
+
+
 def test_run_json_and_the_report_name_the_model_and_the_build(run: LoadedRun) -> None:
     served = run.info.model_server
     assert served is not None

@@ -9,7 +9,7 @@ from typing import Any, get_args
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from _report_builders import RunScenario, make_planted, make_planted_run
+from _report_builders import RunScenario, make_planted, make_planted_run, with_requests
 from pairbench.report import SCHEMA_ID
 from pairbench.report._write import summary_json
 from pairbench.report.summary import _sections
@@ -39,6 +39,12 @@ def _reviewed_planted() -> dict[str, Any]:
     fields = [{"path": "a.b", "correct": True}, {"path": "a.c", "correct": False}]
     grade = Grade(outcome="failed", reason="wrong: a.c", details={"fields": fields})
     results[0] = results[0].model_copy(update={"grade": grade})
+    # Model requests in one pair, diverging at the second body: reaches the request spreads
+    # and the invariance check's divergence list.
+    for i, r in enumerate(results[:3]):
+        if r.arm in ("treatment", "control"):
+            replies = ["r1", "r2"]
+            results[i] = with_requests(r, ["b1", f"b2-{r.arm}"], replies, prompt_tokens=10)
     table = TrialTable.from_results(results, [])
     declared = [
         h | {"id": f"h{i}", "text": "t", "arms": ["treatment", "control"]}

@@ -25,8 +25,8 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
         "planned_trials",
         "kept_attempts", "replaced_attempts", "arms", "pairs", "hypotheses", "tasks", "tiers",
         "crossover",
-        "transport", "security", "cost", "seeding", "manual_review", "fields",
-        "failures", "latency", "attention",
+        "transport", "model_requests", "security", "cost", "seeding", "manual_review",
+        "fields", "failures", "latency", "attention",
     ]  # fmt: skip
 
 

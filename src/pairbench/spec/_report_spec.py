@@ -20,6 +20,7 @@ SectionName = Literal[
     "tiers",
     "crossover",
     "transport",
+    "model-requests",
     "security",
     "cost",
     "usage",
@@ -38,8 +39,9 @@ class ReportSpec(Frozen):
     """Which sections and plots a study's report shows (``report:`` in the experiment).
 
     Left out, a report shows every section that has something to say (transport only
-    where an arm has MCP servers, security only where a trial was checked, fields only where
-    a grader scored fields) and the success plots. Declared, the report shows exactly the
+    where an arm has MCP servers, model requests only where an agent reported them, security
+    only where a trial was checked, fields only where a grader scored fields) and the
+    success plots. Declared, the report shows exactly the
     listed sections and plots, in its own order; a plot with no data to draw is left out
     with a sentence saying why.
     """

@@ -35,6 +35,29 @@ class _Line(BaseModel):
     model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
 
 
+class RequestRow(_Line):
+    """One model API request of an attempt, as the trial table keeps it (``requests``)."""
+
+    ok: bool = True
+    """The request completed with a reply."""
+    prompt_tokens: int | None = None
+    """The server's ``usage.prompt_tokens``."""
+    completion_tokens: int | None = None
+    """The server's ``usage.completion_tokens``."""
+    latency_ms: float | None = None
+    """Client side, from sending to the whole reply."""
+    first_token_ms: float | None = None
+    """Time to first token (streamed requests only)."""
+    prompt_per_second: float | None = None
+    """The server's prompt processing speed (llama.cpp ``timings``)."""
+    generation_per_second: float | None = None
+    """The server's generation speed (llama.cpp ``timings``)."""
+    body: str | None = None
+    """The first 16 hex digits of the SHA-256 of the body sent."""
+    reply: str | None = None
+    """The first 16 hex digits of the SHA-256 of the reply (content and tool calls)."""
+
+
 class TrialRow(_Line):
     """One attempt as a flat row of the trial table (``trials.npz``): what reports count.
 
@@ -151,6 +174,8 @@ class TrialRow(_Line):
     """Transport failures (MCP connect or call errors of the wire, not of the tool)."""
     failure_kinds: str | None = None
     """Transport failures by kind, as JSON text."""
+    requests: list[RequestRow] = Field(default_factory=list)
+    """Per model API request, in order (empty when the agent reports none)."""
 
 
 class _Event(_Line):

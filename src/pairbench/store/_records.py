@@ -189,6 +189,45 @@ class ToolCallTiming(Frozen):
     is_error: bool = False
 
 
+class ModelRequest(Frozen):
+    """One model API request as the agent's own client saw it (a ``model_request`` event).
+
+    Token counts are the server's ``usage`` (measured); speeds and the server's own timings
+    are llama.cpp's ``timings``, when the server sends them. ``None`` is not recorded, never 0.
+    The two digests are what a per-pair invariance check compares: the same body sent and the
+    same reply received in two arms of a pair means the model saw and did the same thing.
+    """
+
+    turn: int | None = None
+    """The agent's turn (1 is the first request of the attempt)."""
+    ok: bool = True
+    """The request completed with a reply."""
+    latency_ms: float | None = None
+    """Client side: from sending the request to the whole reply (every retry included)."""
+    first_token_ms: float | None = None
+    """Time to first token: from sending to the first content or tool-call chunk; streamed
+    requests only."""
+    prompt_tokens: int | None = None
+    """``usage.prompt_tokens``."""
+    completion_tokens: int | None = None
+    """``usage.completion_tokens``."""
+    cached_tokens: int | None = None
+    """``usage.prompt_tokens_details.cached_tokens``."""
+    prompt_ms: float | None = None
+    """llama.cpp ``timings.prompt_ms``: the server's prompt processing time."""
+    prompt_per_second: float | None = None
+    """llama.cpp ``timings.prompt_per_second``: prompt tokens processed per second."""
+    generation_ms: float | None = None
+    """llama.cpp ``timings.predicted_ms``: the server's generation time."""
+    generation_per_second: float | None = None
+    """llama.cpp ``timings.predicted_per_second``: tokens generated per second."""
+    body_sha256: str | None = None
+    """SHA-256 of the request body actually sent (the last one, when retried)."""
+    reply_sha256: str | None = None
+    """SHA-256 of the reply's content and tool calls (names and arguments, not ids), as
+    canonical JSON; ``None`` when the request failed."""
+
+
 class Metrics(Frozen):
     """Per-trial metrics; every number carries its provenance."""
 
@@ -223,6 +262,9 @@ class Metrics(Frozen):
     """Input tokens read from a prompt cache."""
     total_tokens: Metric = _UNRECORDED
     """``input_tokens + output_tokens``."""
+    model_requests: list[ModelRequest] = Field(default_factory=list)
+    """Every model API request of the attempt, in order; empty when the agent reports none
+    (a scripted agent, a CLI agent) or the record predates it."""
 
     @staticmethod
     def tool_key(call: ToolCallTiming) -> str:

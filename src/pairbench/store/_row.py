@@ -10,8 +10,8 @@ import math
 import statistics
 from typing import Any
 
-from pairbench.store._events import TrialRow
-from pairbench.store._records import TrialResult
+from pairbench.store._events import RequestRow, TrialRow
+from pairbench.store._records import ModelRequest, TrialResult
 
 ATTENTION = frozenset({"not_run", "infra", "interrupted", "agent_error"})
 """Outcomes whose final answer the row keeps (an excerpt): the report lists them."""
@@ -69,6 +69,24 @@ def _fields(result: TrialResult) -> str | None:
         if isinstance(name, str) and isinstance(item.get("correct"), bool):
             verdicts[name] = item["correct"]
     return json.dumps(verdicts, sort_keys=True) if verdicts else None
+
+
+DIGEST_HEX = 16
+"""Hex digits of a request's and a reply's SHA-256 the table keeps: 64 bits, one int64."""
+
+
+def _request_row(r: ModelRequest) -> RequestRow:
+    return RequestRow(
+        ok=r.ok,
+        prompt_tokens=r.prompt_tokens,
+        completion_tokens=r.completion_tokens,
+        latency_ms=_or_none(r.latency_ms),
+        first_token_ms=_or_none(r.first_token_ms),
+        prompt_per_second=_or_none(r.prompt_per_second),
+        generation_per_second=_or_none(r.generation_per_second),
+        body=r.body_sha256[:DIGEST_HEX] if r.body_sha256 else None,
+        reply=r.reply_sha256[:DIGEST_HEX] if r.reply_sha256 else None,
+    )
 
 
 def trial_row(result: TrialResult, *, kept: bool) -> TrialRow:
@@ -145,4 +163,5 @@ def trial_row(result: TrialResult, *, kept: bool) -> TrialRow:
         (tool, _or_none(cold.value) if cold.provenance == "measured" else None)
         for tool, cold in per_tool.items()
     ]
+    row["requests"] = [_request_row(r) for r in m.model_requests] if m else []
     return TrialRow.model_validate(row)

@@ -19,7 +19,7 @@ import io
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -53,6 +53,18 @@ _COUNT = ("transport_failures",)
 _CALLS = ("row", "client_ms", "server_ms", "tool", "cold_start_ms")
 CALL_TOOL = "call_tool"
 """The categories of ``calls["tool"]``: the tools' ``server.tool`` names."""
+_REQ_FLOAT = (
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_ms",
+    "first_token_ms",
+    "prompt_per_second",
+    "generation_per_second",
+)
+_REQ_DIGEST = ("body", "reply")
+_REQUESTS = ("row", "ok", *_REQ_FLOAT, *_REQ_DIGEST)
+"""The model requests' columns: ``row``, ``ok``, numbers (NaN: not recorded) and the two
+digests (the first 64 bits of each SHA-256 as an int64; 0: not recorded)."""
 
 Floats = npt.NDArray[np.float64]
 
@@ -95,6 +107,34 @@ def _add_absent_call_columns(
     calls.setdefault("cold_start_ms", np.full(n, np.nan, dtype=np.float64))
 
 
+def _no_requests() -> dict[str, npt.NDArray[Any]]:
+    """The requests of a table written before they were kept: none."""
+    out: dict[str, npt.NDArray[Any]] = {"row": np.zeros(0, np.int64), "ok": np.zeros(0, np.bool_)}
+    out |= {k: np.zeros(0, np.float64) for k in _REQ_FLOAT}
+    return out | {k: np.zeros(0, np.int64) for k in _REQ_DIGEST}
+
+
+def _digest(hex_prefix: str | None) -> int:
+    """A digest's first 64 bits as a signed int64 (0: none)."""
+    if not hex_prefix:
+        return 0
+    value = int(hex_prefix, 16)
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _check_requests(requests: Mapping[str, npt.NDArray[Any]], n: int) -> None:
+    kinds = {"row": "i", "ok": "b"} | dict.fromkeys(_REQ_FLOAT, "f")
+    kinds |= dict.fromkeys(_REQ_DIGEST, "i")
+    lengths = {len(requests.get(k, ())) for k in _REQUESTS}
+    if len(lengths) != 1 or any(
+        requests[k].ndim != 1 or requests[k].dtype.kind != kind for k, kind in kinds.items()
+    ):
+        raise ValueError(f"the model requests are not {len(_REQUESTS)} columns of one length")
+    rows = requests["row"]
+    if len(rows) and not 0 <= int(rows.min()) <= int(rows.max()) < n:
+        raise ValueError("a model request belongs to no row")
+
+
 def _check_shape(
     columns: Mapping[str, npt.NDArray[Any]],
     categories: Mapping[str, Any],
@@ -132,18 +172,24 @@ def _check_shape(
 
 @dataclass(frozen=True)
 class TrialTable:
-    """Columns of equal length (``len(table)`` rows) and the flattened tool calls.
+    """Columns of equal length (``len(table)`` rows), the flattened tool calls and the
+    flattened model requests.
 
     ``codes[name]`` holds category indices (``-1``: none) into ``categories[name]``;
     ``calls`` holds ``row`` (index of the record), ``client_ms``, ``server_ms``, ``tool``
     (a code into ``categories["call_tool"]``; -1 in a row without per-tool metrics) and
     ``cold_start_ms``: on the first call of each tool in a row, that tool's cold start in
     that trial as the record holds it (NaN on every other call, and when missing).
+    ``requests`` holds each model API request of a row, in order: ``row``, ``ok``,
+    ``prompt_tokens``, ``completion_tokens``, ``latency_ms``, ``first_token_ms``,
+    ``prompt_per_second``, ``generation_per_second`` (NaN: not recorded) and the ``body``
+    and ``reply`` digests (int64; 0: not recorded).
     """
 
     columns: Mapping[str, npt.NDArray[Any]]
     categories: Mapping[str, list[str]]
     calls: Mapping[str, npt.NDArray[Any]]
+    requests: Mapping[str, npt.NDArray[Any]] = field(default_factory=_no_requests)
 
     def __len__(self) -> int:
         return len(self.columns["trial"])
@@ -228,7 +274,21 @@ class TrialTable:
             "tool": np.array(tool_codes, dtype=np.int32),
             "cold_start_ms": np.array(colds, dtype=np.float64),
         }
-        return cls(columns, categories, calls)
+        return cls(columns, categories, calls, cls._requests_of(rows))
+
+    @staticmethod
+    def _requests_of(rows: list[TrialRow]) -> dict[str, npt.NDArray[Any]]:
+        flat = [(i, q) for i, r in enumerate(rows) for q in r.requests]
+        out: dict[str, npt.NDArray[Any]] = {
+            "row": np.array([i for i, _ in flat], dtype=np.int64),
+            "ok": np.array([q.ok for _, q in flat], dtype=np.bool_),
+        }
+        for name in _REQ_FLOAT:
+            values = [getattr(q, name) for _, q in flat]
+            out[name] = np.array([math.nan if v is None else v for v in values], np.float64)
+        for name in _REQ_DIGEST:
+            out[name] = np.array([_digest(getattr(q, name)) for _, q in flat], dtype=np.int64)
+        return out
 
     @classmethod
     def from_results(
@@ -245,6 +305,7 @@ class TrialTable:
         header = {"schema_id": TABLE_SCHEMA, "categories": self.categories, **meta}
         arrays: dict[str, Any] = {f"col.{k}": v for k, v in self.columns.items()}
         arrays |= {f"call.{k}": v for k, v in self.calls.items()}
+        arrays |= {f"req.{k}": v for k, v in self.requests.items()}
         arrays["meta"] = np.frombuffer(json.dumps(header).encode("utf-8"), np.uint8)
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
@@ -263,11 +324,14 @@ class TrialTable:
             raise ValueError(f"not a {TABLE_SCHEMA} table (schema_id {meta.get('schema_id')!r})")
         columns = {k[4:]: data[k] for k in data.files if k.startswith("col.")}
         calls = {k[5:]: data[k] for k in data.files if k.startswith("call.")}
+        requests = {k[4:]: data[k] for k in data.files if k.startswith("req.")}
         categories = meta.pop("categories")
         _add_absent_columns(columns, categories)
         _add_absent_call_columns(calls, categories)
         _check_shape(columns, categories, calls)
-        return cls(columns, categories, calls), meta
+        requests = requests or _no_requests()
+        _check_requests(requests, len(columns["trial"]))
+        return cls(columns, categories, calls, requests), meta
 
     def concat(self, other: TrialTable) -> TrialTable:
         """This table's rows, then ``other``'s (categories merged, codes remapped)."""
@@ -300,4 +364,6 @@ class TrialTable:
         calls["tool"][len(self.calls["tool"]) :] = np.where(
             theirs < 0, -1, remap[np.maximum(theirs, 0)]
         )
-        return TrialTable(columns, categories, calls)
+        requests = {k: np.concatenate([v, other.requests[k]]) for k, v in self.requests.items()}
+        requests["row"][len(self.requests["row"]) :] += len(self)
+        return TrialTable(columns, categories, calls, requests)

@@ -102,6 +102,8 @@ class Exchange:
     body: dict[str, Any]
     status: int
     usage: dict[str, Any] | None
+    body_sha256: str = ""
+    """SHA-256 of the body's bytes as they arrived."""
 
 
 # -- the tracker agent ---------------------------------------------------------------------
@@ -269,8 +271,8 @@ class ChatDouble:
         with self._lock:
             return [e.usage for e in self.exchanges if e.usage is not None]
 
-    def _record(self, n: int, body: dict[str, Any], status: int, usage: Any) -> None:
-        exchange = Exchange(n, body, status, usage)
+    def _record(self, n: int, body: dict[str, Any], status: int, usage: Any, raw: bytes) -> None:
+        exchange = Exchange(n, body, status, usage, hashlib.sha256(raw).hexdigest())
         with self._lock:
             self.exchanges.append(exchange)
         if self.on_exchange is not None:
@@ -309,8 +311,9 @@ class ChatDouble:
         return None
 
     async def _chat(self, request: Request) -> Response:
+        raw = await request.body()
         try:
-            body = json.loads(await request.body())
+            body = json.loads(raw)
         except ValueError:
             return _error(400, "The body is not valid JSON.", "invalid_request_error", None)
         with self._lock:  # numbered on arrival, so concurrent requests never share a number
@@ -318,7 +321,7 @@ class ChatDouble:
             n = self._received
         refusal = self._refusal(request, n)
         if refusal is not None:
-            self._record(n, body, refusal.status_code, None)
+            self._record(n, body, refusal.status_code, None, raw)
             return refusal
         parts = file_parts(body)
         accepted = not self.script.reject_file_parts
@@ -329,7 +332,7 @@ class ChatDouble:
             refusal = _error(
                 400, msg, "invalid_request_error", "invalid_value", parts[0][0] + ".type"
             )
-            self._record(n, body, 400, None)
+            self._record(n, body, 400, None, raw)
             return refusal
         if self.script.delay_s:
             await asyncio.sleep(self.script.delay_s)
@@ -339,7 +342,7 @@ class ChatDouble:
             not stream or bool((body.get("stream_options") or {}).get("include_usage"))
         )
         usage = usage_for(body, content, calls) if with_usage else None
-        self._record(n, body, 200, usage)
+        self._record(n, body, 200, usage, raw)
         head = {
             "id": f"chatcmpl-double-{n}",
             "created": int(time.time()),

@@ -37,7 +37,9 @@ requests were made (``agent_error`` "max turns reached"; the last reply's calls 
 **Per request** a ``model_request`` event: turn, ok, latency_ms, retries (chat requests sent
 beyond the first, from the wire), finish_reason, usage as the server gave it (incl.
 ``prompt_tokens_details.cached_tokens``), llama.cpp ``timings`` when present,
-system_fingerprint, model, response_id, and ``seed_sent`` read from the body actually sent.
+system_fingerprint, model, response_id, ``seed_sent`` read from the body actually sent, and
+``body_sha256`` of that body and ``reply_sha256`` of the reply (``Reply.digest``): the
+per-pair invariance check of a token hypothesis compares them between arms.
 
 **Usage** totals are measured from the server's ``usage`` (source ``"<host> usage
 (chat.completions)"``) only when every completed response carried it; otherwise missing
@@ -300,6 +302,7 @@ class OpenAIAgent:
             response_id=reply.response_id,
             first_chunk_ms=reply.first_chunk_ms,
             tool_calls=len(reply.tool_calls),
+            reply_sha256=reply.digest(),
         )
         return reply
 
@@ -313,12 +316,14 @@ class OpenAIAgent:
         **fields: Any,
     ) -> None:
         sent = evidence.seeds[first:]
+        bodies = evidence.digests[first:]
         ctx.transcript.emit(
             "model_request",
             turn=turn,
             latency_ms=round((time.perf_counter() - t0) * 1000, 3),
             retries=max(0, len(sent) - 1),
             seed_sent=sent[-1] if sent else None,
+            body_sha256=bodies[-1] if bodies else None,
             stream=self.settings.stream,
             **fields,
         )

@@ -5,6 +5,7 @@ Kept apart from the loop (``_openai.py``) so each piece can be read and tested a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Mapping
@@ -84,12 +85,16 @@ class SeedEvidence:
         self.model_seed = model_seed
         self.seeds: list[Any] = []
         """Per chat request sent: the body's ``seed`` (``None`` when absent or unreadable)."""
+        self.digests: list[str] = []
+        """Per chat request sent: the SHA-256 of its body's bytes, as sent."""
 
     async def on_request(self, request: httpx2.Request) -> None:
         if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
             return
+        raw = await request.aread()
+        self.digests.append(hashlib.sha256(raw).hexdigest())
         try:
-            body = json.loads(await request.aread())
+            body = json.loads(raw)
         except ValueError:
             body = None
         self.seeds.append(body.get("seed") if isinstance(body, dict) else None)
@@ -133,6 +138,13 @@ class Reply:
     model: str | None = None
     response_id: str | None = None
     first_chunk_ms: float | None = None
+
+    def digest(self) -> str:
+        """SHA-256 of the reply's content and tool calls (names and arguments; ids left out:
+        some servers draw them at random, and they name nothing the model decided)."""
+        calls = [[c["name"], c["arguments"]] for c in self.tool_calls]
+        text = json.dumps([self.content, calls], separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def message(self) -> dict[str, Any]:
         """The assistant message to send back in the next request."""

@@ -23,6 +23,7 @@ from pairbench.report.summary._replacements import (
     passed_without,
     replaced_trials,
 )
+from pairbench.report.summary._requests import model_requests
 from pairbench.report.summary._schema import SCHEMA_ID, Summary
 from pairbench.report.summary._scores import failure_reasons, field_accuracy
 from pairbench.report.summary._spread import spread
@@ -221,6 +222,7 @@ def summarize(
         "tiers": _sections.tier_table(frame, tiers),
         "crossover": _sections.crossover(frame),
         "transport": _sections.transport(frame),
+        "model_requests": model_requests(frame),
         "security": _sections.security(frame),
         "cost": _sections.cost(frame),
         "seeding": seeding(frame),

@@ -24,6 +24,7 @@ from pairbench.analysis import (
 from pairbench.analysis._newcombe import NEWCOMBE_METHOD
 from pairbench.report.summary._common import CONFIDENCE
 from pairbench.report.summary._frame import Frame
+from pairbench.report.summary._invariance import invariance
 from pairbench.report.summary._metric_values import METRICS, Values
 from pairbench.spec._hypotheses import Hypothesis
 
@@ -170,6 +171,9 @@ def judge(
         "pairs": len(a),
     }
     body = _rate(h, frame, a, b) if rated else _mean(h, values[h.metric], a, b)
+    exact = None
+    if not rated and head["unit"] == "tokens":
+        exact = invariance(frame, values[h.metric], a, b)
     missing = [arm for arm in h.arms if arm not in frame.arms]
     if missing:
         body |= {"verdict": "not computed", "reason": f"arm '{missing[0]}' has no records"}
@@ -179,6 +183,7 @@ def judge(
         "margin": body["margin"],
         "mean": body["mean"],
         "rate": body["rate"],
+        "invariance": exact,
         "verdict": body["verdict"],
         "reason": body["reason"],
     }
@@ -209,6 +214,7 @@ def _unreadable(i: int, raw: Any, exc: ValidationError) -> dict[str, Any]:
         "margin": None,
         "mean": None,
         "rate": None,
+        "invariance": None,
         "verdict": "not computed",
         "reason": f"run.json's declaration does not validate ({where}: {error['msg']})",
     }

@@ -21,6 +21,7 @@ from pydantic import JsonValue
 from pairbench.report.summary._schema_arms import ArmCost, ArmSecurity, ArmSeeding, ArmTransport
 from pairbench.report.summary._schema_hypotheses import HypothesisResult
 from pairbench.report.summary._schema_pairs import Pair, Proportion, Record
+from pairbench.report.summary._schema_requests import ArmRequests
 from pairbench.report.summary._schema_scores import FailureGroup, FieldAccuracy, Spread
 
 SCHEMA_ID = "pairbench.summary/1"
@@ -298,6 +299,8 @@ class Summary(Record):
     """Differences by task and by start order."""
     transport: list[ArmTransport]
     """Per arm."""
+    model_requests: list[ArmRequests]
+    """Per arm, when any record of the run reports its model requests; empty otherwise."""
     security: list[ArmSecurity]
     """Per arm."""
     cost: list[ArmCost]

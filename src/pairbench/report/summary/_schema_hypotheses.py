@@ -107,6 +107,58 @@ class RateAnalysis(Record):
     difference, never read as equivalence; `null` with no pairs."""
 
 
+class Divergence(Record):
+    """One pair whose requests, replies or metric differed between the arms."""
+
+    task: str
+    """The pair's task."""
+    trial: int
+    """The pair's trial."""
+    status: Literal["violated", "body", "reply", "count"]
+    """`violated`: every request body and reply matched, yet the metric differs; `body`:
+    request `request`'s body differed (the inputs diverged, e.g. a tool result); `reply`:
+    request `request` had the same body and got different replies; `count`: one arm made
+    more requests (request `request` is the first only one arm sent)."""
+    request: int | None
+    """The first request (1-based, in the attempt's order) that differed; `null` for
+    `violated`."""
+    value_a: float | None
+    """A's metric value; `null` when not measured."""
+    value_b: float | None
+    """B's metric value; `null` when not measured."""
+
+
+class Invariance(Record):
+    """The exact per-pair check beside a token hypothesis: with the same seed, identical
+    request bodies (so identical tool results) and identical replies, token counts must be
+    equal pair by pair. From the request and reply digests the agent recorded (the `openai`
+    agent records them; scripted and CLI agents do not)."""
+
+    pairs: int
+    """Pairs on the counted tasks (both arms scored)."""
+    checked: int
+    """Pairs whose two arms both recorded every request's digests."""
+    equal_values: int
+    """Pairs whose two metric values are measured and exactly equal (of `pairs`)."""
+    identical: int
+    """Checked pairs with every body and reply identical and equal values."""
+    violated: int
+    """Checked pairs with every body and reply identical and different values."""
+    body: int
+    """Checked pairs whose first difference is a request body."""
+    reply: int
+    """Checked pairs whose first difference is a reply to an identical body."""
+    count: int
+    """Checked pairs where one arm made more requests, the shared ones identical."""
+    not_recorded: int
+    """Pairs where an arm recorded no digests: not compared."""
+    holds: bool | None
+    """`true`: every pair that sent identical requests and got identical replies has equal
+    values; `false`: at least one did not (`violated`); `null`: no pair could test it."""
+    divergences: list[Divergence]
+    """Every checked pair that was not `identical`, in trial order."""
+
+
 class HypothesisResult(Record):
     """One declared hypothesis and its verdict.
 
@@ -153,6 +205,9 @@ class HypothesisResult(Record):
     fewer than 2 pairs used."""
     rate: RateAnalysis | None
     """`rate-equivalence`: the counts and the interval; `null` otherwise."""
+    invariance: Invariance | None
+    """A hypothesis on a token metric (`equivalence` or `difference`): the exact per-pair
+    check; `null` for other metrics."""
     verdict: Verdict
     """See Verdicts above."""
     reason: str | None

@@ -10,6 +10,7 @@ from pairbench.report.view import _hypotheses as vh
 from pairbench.report.view import _metrics as vm
 from pairbench.report.view import _ops as ops
 from pairbench.report.view import _pairs as vp
+from pairbench.report.view import _requests as vr
 from pairbench.report.view import _study as vs
 from pairbench.report.view._doc import Block, Figure, Omitted, Section, Table, View
 
@@ -131,6 +132,7 @@ SECTIONS: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {
     "tiers": _tiers,
     "crossover": _crossover,
     "transport": ops.transport,
+    "model-requests": vr.model_requests,
     "security": ops.security,
     "cost": ops.cost,
     "usage": ops.usage,

@@ -166,6 +166,60 @@ def verdict_text(h: Mapping[str, Any]) -> str:
     return text + "."
 
 
+_DIVERGED = {
+    "violated": "every request and reply identical, yet the values differ",
+    "body": "request {k}'s body differed (the inputs diverged, e.g. a tool result)",
+    "reply": "request {k} had the same body and got a different reply",
+    "count": "one arm made more requests (request {k} only in one)",
+}
+_SHOWN = 10
+"""Divergent pairs named in the text; the rest are counted (summary.json lists them all)."""
+
+
+def invariance_text(h: Mapping[str, Any]) -> str | None:
+    """The exact per-pair check beside a token hypothesis, as sentences; ``None`` without one.
+
+    With the same seed, byte-identical request bodies (so identical tool results) and
+    identical replies, a pair's two token counts must be equal: this names every pair where
+    they were not, and the first request at which a pair's two arms diverged.
+    """
+    inv = h.get("invariance")
+    if inv is None:
+        return None
+    head = f"{h['id']}, exact per-pair check of {h['metric']}:"
+    if not inv["checked"]:
+        return (
+            f"{head} not checked: no pair has both arms' request digests (the agent did not "
+            f"record its requests); {inv['equal_values']} of {inv['pairs']} pairs have equal "
+            "values."
+        )
+    tested = inv["identical"] + inv["violated"]
+    text = (
+        f"{head} {tested} of {inv['checked']} checked pairs sent identical request bodies and "
+        f"got identical replies"
+    )
+    if inv["holds"] is True:
+        text += f", and their values are equal in all {tested}: invariance holds"
+    elif inv["holds"] is False:
+        text += f"; in {inv['violated']} of them the values differ: invariance is violated"
+    else:
+        text += ", so none tests invariance"
+    text += f". Equal values overall: {inv['equal_values']} of {inv['pairs']} pairs"
+    if inv["not_recorded"]:
+        text += f"; {inv['not_recorded']} not checked (no request digests)"
+    named = []
+    for d in inv["divergences"][:_SHOWN]:
+        why = _DIVERGED[d["status"]].format(k=d["request"])
+        values = f"A {f.number(d['value_a'], digits=0)}, B {f.number(d['value_b'], digits=0)}"
+        named.append(f"{d['task']} trial {d['trial']}: {why} ({values})")
+    if named:
+        text += ". Diverged: " + "; ".join(named)
+    more = len(inv["divergences"]) - _SHOWN
+    if more > 0:
+        text += f"; and {more} more (summary.json lists them)"
+    return text + "."
+
+
 def hypotheses(s: Mapping[str, Any]) -> list[Section]:
     """The section, or none when the experiment declares no hypothesis."""
     declared = s["hypotheses"]
@@ -182,6 +236,9 @@ def hypotheses(s: Mapping[str, Any]) -> list[Section]:
             f"{h['id']}: {h['text']} Tasks: {h['where']}. Pairs: {_used(h)}. "
             f"Estimate: {_estimate(h)}. Tests: {_tests(h)}. {verdict_text(h)}"
         )
+        exact = invariance_text(h)
+        if exact is not None:
+            blocks.append(exact)
         if h["reported_apart"]:
             blocks.append(
                 f"{h['id']} counts {', '.join(h['tasks']) or 'no task'} ({h['where']}). Tasks "
