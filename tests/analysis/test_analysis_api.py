@@ -5,6 +5,7 @@ def test_public_names_are_deliberate() -> None:
     # Adding or removing a public name must be a deliberate edit of this list.
     assert sorted(pairbench.analysis.__all__) == [
         "BootstrapInterval",
+        "CampaignInterval",
         "CensoredDifference",
         "CensoredMedian",
         "CensoredMedianDifference",
@@ -20,6 +21,10 @@ def test_public_names_are_deliberate() -> None:
         "Proportion",
         "RateEquivalence",
         "Repeatability",
+        "ScenarioGrid",
+        "ScenarioRow",
+        "SignFlipTest",
+        "campaign_t_interval",
         "censored_median",
         "censored_paired_differences",
         "cluster_bootstrap",
@@ -43,6 +48,9 @@ def test_public_names_are_deliberate() -> None:
         "phi_correlation",
         "power_table",
         "repeatability",
+        "scenario_grid",
+        "sign_flip_test",
+        "smallest_attainable_p",
         "wilson",
     ]
     for name in pairbench.analysis.__all__:

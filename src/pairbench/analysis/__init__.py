@@ -20,6 +20,13 @@ from pairbench.analysis._bootstrap import (
     cluster_bootstrap,
     cluster_bootstrap_paired,
 )
+from pairbench.analysis._campaign import (
+    CampaignInterval,
+    SignFlipTest,
+    campaign_t_interval,
+    sign_flip_test,
+    smallest_attainable_p,
+)
 from pairbench.analysis._censored import (
     CensoredDifference,
     CensoredMedian,
@@ -53,10 +60,12 @@ from pairbench.analysis._newcombe import (
 )
 from pairbench.analysis._paired import PairedCounts, paired_counts
 from pairbench.analysis._power import PowerRow, mcnemar_power, mcnemar_sample_size, power_table
+from pairbench.analysis._scenario_grid import ScenarioGrid, ScenarioRow, scenario_grid
 from pairbench.analysis._wilson import Proportion, wilson
 
 __all__ = [
     "BootstrapInterval",
+    "CampaignInterval",
     "CensoredDifference",
     "CensoredMedian",
     "CensoredMedianDifference",
@@ -72,6 +81,10 @@ __all__ = [
     "Proportion",
     "RateEquivalence",
     "Repeatability",
+    "ScenarioGrid",
+    "ScenarioRow",
+    "SignFlipTest",
+    "campaign_t_interval",
     "censored_median",
     "censored_paired_differences",
     "cluster_bootstrap",
@@ -95,5 +108,8 @@ __all__ = [
     "phi_correlation",
     "power_table",
     "repeatability",
+    "scenario_grid",
+    "sign_flip_test",
+    "smallest_attainable_p",
     "wilson",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pairbench.cli import (  # noqa: F401 - registers commands
+    _approve,
     _check,
     _export,
     _freeze,

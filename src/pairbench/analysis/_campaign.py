@@ -1,0 +1,182 @@
+"""Campaign-level statistics: the pair of campaigns is the replicate.
+
+In a campaign study every arm runs the same fixed scenarios once per pair, so the
+scenarios are not a sample of anything: the independent replicate is the pair, and the
+campaign-level difference ``D_i = candidate passes - baseline passes`` in pair ``i`` is
+what the primary analysis tests (exact sign flip over all ``2**N`` assignments) and
+estimates (mean with a t interval). Per-cell tests live in ``_scenario_grid``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from pairbench.analysis._hypotheses import paired_mean_difference
+
+MAX_EXACT_PAIRS = 20
+"""The largest N ``sign_flip_test`` enumerates (2**20 sums: 8 MB, well under a second)."""
+
+
+class SignFlipTest(NamedTuple):
+    """The exact two-sided sign-flip test of ``mean(D) = 0``."""
+
+    n: int
+    """Pairs."""
+    mean: float
+    """Mean of the differences ``D_i``."""
+    p_value: float
+    """Share of the ``2**n`` sign assignments whose ``|mean|`` is at least the observed."""
+    extreme: int
+    """How many sign assignments are at least as extreme as the observed one."""
+    assignments: int
+    """``2**n``: every sign assignment, each equally likely under the null."""
+    smallest_attainable_p: float
+    """``2 / 2**n``: no data with ``n`` pairs can give a smaller p value."""
+
+
+class CampaignInterval(NamedTuple):
+    """The mean campaign-level difference with its t interval."""
+
+    n: int
+    """Pairs."""
+    mean: float
+    """Mean of the differences ``D_i``."""
+    sd: float
+    """Sample standard deviation of ``D`` (``n - 1`` in the denominator)."""
+    se: float
+    """``sd / sqrt(n)``."""
+    df: int
+    """``n - 1``."""
+    low: float
+    high: float
+    """``mean ± t(1 - (1 - confidence) / 2, df) * se``; both ``mean`` when ``sd`` is 0."""
+    confidence: float
+
+
+def smallest_attainable_p(n: int) -> float:
+    """The smallest two-sided p value the exact sign-flip test can give with ``n`` pairs.
+
+    Only the observed signs and their mirror image are as extreme as "every pair favours
+    one arm", so the floor is ``2 / 2**n``: with 5 pairs no result can reach p < 0.05,
+    which is why a superiority claim at 5% needs at least 6 pairs. Zero differences make
+    the real floor higher (their signs flip freely), never lower.
+
+    Example::
+
+        >>> smallest_attainable_p(5), smallest_attainable_p(6)
+        (0.0625, 0.03125)
+
+    Raises:
+        ValueError: ``n`` is not a whole number of at least 1.
+    """
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise ValueError(f"the number of pairs must be a whole number >= 1, got {n!r}")
+    # 2 / 2**n is exact in binary floating point for any n a study can have.
+    return min(1.0, 2.0 / float(1 << int(n)))
+
+
+def _differences(d: Sequence[float] | Any, minimum: int) -> np.ndarray[Any, Any]:
+    values = np.asarray(d, dtype=np.float64)
+    if values.ndim != 1:
+        raise ValueError(f"D needs one difference per pair (1-D), got shape {values.shape}")
+    if len(values) < minimum:
+        raise ValueError(
+            f"needs at least {minimum} pair(s), got {len(values)}: with fewer there is "
+            "nothing to test or estimate (report it as not computed)"
+        )
+    if not np.isfinite(values).all():
+        raise ValueError("differences must be finite: drop pairs that are not complete first")
+    return values
+
+
+def sign_flip_test(d: Sequence[float] | Any) -> SignFlipTest:
+    """Exact two-sided sign-flip (permutation) test of a zero mean campaign difference.
+
+    Under the sharp null the arms are exchangeable within a pair, so each ``D_i`` is as
+    likely to have had the opposite sign. The p value is the share of all ``2**n`` sign
+    assignments whose ``|sum|`` is at least the observed ``|sum|`` (the sum orders the
+    assignments exactly as the mean does). It equals ``scipy.stats.permutation_test``
+    with ``permutation_type="samples"``, ``statistic=np.mean`` and ``n_resamples=inf``.
+
+    Example::
+
+        >>> r = sign_flip_test([1, 1, 1, 1, 1, 1])  # every pair favours the candidate
+        >>> (r.mean, r.p_value, r.extreme, r.assignments)
+        (1.0, 0.03125, 2, 64)
+        >>> sign_flip_test([2, -1, 0, 1, 3, 0, 1]).p_value
+        0.25
+
+    Raises:
+        ValueError: no pairs, more than ``MAX_EXACT_PAIRS`` (20) pairs, a non-finite
+            value, or a vector that is not 1-D.
+    """
+    values = _differences(d, minimum=1)
+    n = len(values)
+    if n > MAX_EXACT_PAIRS:
+        raise ValueError(
+            f"the exact sign-flip test enumerates 2**N assignments and stops at "
+            f"N = {MAX_EXACT_PAIRS} pairs (got {n}); with that many pairs use the t interval "
+            "(campaign_t_interval), or declare a seeded Monte Carlo test before the run"
+        )
+    # Build every signed sum by doubling: after k steps ``sums`` holds the 2**k sums of
+    # the first k magnitudes with each sign. 2**20 float64s is 8 MB, where a 2**n x n
+    # sign matrix would be 160 MB.
+    sums = np.zeros(1)
+    for magnitude in np.abs(values):
+        sums = np.concatenate((sums + magnitude, sums - magnitude))
+    observed = abs(float(values.sum()))
+    # The enumerated sums add the same numbers in another order, so a tie in exact
+    # arithmetic can differ in the last bits; the tolerance (a bound on float summation
+    # error) keeps such ties counted, as scipy's own relative tolerance does. Integer
+    # differences, the usual case, sum exactly and need none.
+    tolerance = 4.0 * n * np.finfo(np.float64).eps * float(np.abs(values).sum())
+    extreme = int(np.count_nonzero(np.abs(sums) >= observed - tolerance))
+    assignments = 1 << n
+    return SignFlipTest(
+        n=n,
+        mean=float(values.mean()),
+        p_value=min(1.0, extreme / assignments),
+        extreme=extreme,
+        assignments=assignments,
+        smallest_attainable_p=smallest_attainable_p(n),
+    )
+
+
+def campaign_t_interval(d: Sequence[float] | Any, confidence: float = 0.95) -> CampaignInterval:
+    """Mean campaign-level difference with its one-sample t interval.
+
+    The interval is ``mean ± t * sd / sqrt(n)`` on ``n - 1`` degrees of freedom, as
+    ``scipy.stats.ttest_1samp(d, 0).confidence_interval(confidence)`` gives. When every
+    ``D_i`` is the same the spread is 0 and the interval is that one value twice (scipy
+    gives NaN there); with so few pairs that says "no variation seen", not certainty.
+
+    Example::
+
+        >>> r = campaign_t_interval([1, 2, 0, 3, 1])
+        >>> (r.mean, r.df, round(r.low, 4), round(r.high, 4))
+        (1.4, 4, -0.0157, 2.8157)
+        >>> flat = campaign_t_interval([2, 2, 2])  # no spread: the one value twice
+        >>> (flat.low, flat.high)
+        (2.0, 2.0)
+
+    Raises:
+        ValueError: fewer than 2 pairs, a non-finite value, or ``confidence`` outside
+            (0, 1).
+    """
+    values = _differences(d, minimum=2)
+    # The paired t on (D, 0) is the one-sample t on D: one implementation of the t
+    # interval, and its zero-spread rule, for the whole package.
+    t = paired_mean_difference(values, np.zeros_like(values), confidence)
+    return CampaignInterval(
+        n=t.n,
+        mean=t.difference,
+        sd=t.sd,
+        se=t.se,
+        df=t.df,
+        low=t.low,
+        high=t.high,
+        confidence=confidence,
+    )
