@@ -13,7 +13,7 @@ from pathlib import Path
 from pairbench._model import Frozen
 from pairbench.source._drift import rehash, restore_writable
 from pairbench.source._errors import SourceError
-from pairbench.source._git import isolated_git
+from pairbench.source._git import GitFailed, isolated_git
 from pairbench.source._manifest import Manifest, production_manifest
 from pairbench.source._models import Commit, Production, check_commit
 from pairbench.source._pin import repository
@@ -78,7 +78,7 @@ def private_clone(repo: Path, commit: str, cache_dir: Path) -> Path:
 def _has_commit(cache: Path, commit: str) -> bool:
     try:
         isolated_git(["cat-file", "-e", f"{commit}^{{commit}}"], git_dir=cache)
-    except SourceError:
+    except GitFailed:
         return False
     return True
 
@@ -155,6 +155,6 @@ def remove_worktree(tree: Worktree) -> None:
             isolated_git(
                 ["worktree", "remove", "--force", "--force", "--", str(dest)], git_dir=cache
             )
-        except SourceError:
+        except GitFailed:
             shutil.rmtree(dest, ignore_errors=True)  # prune below drops its record
     isolated_git(["worktree", "prune"], git_dir=cache, what=f"{cache}: cannot prune worktrees")

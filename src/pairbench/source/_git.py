@@ -38,6 +38,14 @@ SAFE_CONFIG = (
 )
 
 
+class GitFailed(SourceError):
+    """A git command exited non-zero; ``stderr`` holds what it said."""
+
+    def __init__(self, message: str, stderr: str) -> None:
+        self.stderr = stderr
+        super().__init__(message)
+
+
 def git_executable() -> str:
     """The ``git`` on PATH, or a ``SourceError`` saying to install it.
 
@@ -101,7 +109,8 @@ def isolated_git(
     timeout_s: float = 300.0,
     what: str = "",
 ) -> bytes:
-    """Run ``git ARGS`` isolated (see the module docstring); its stdout, or a ``SourceError``.
+    """Run ``git ARGS`` isolated (see the module docstring); its stdout, or a ``SourceError``
+    (``GitFailed`` when git ran and failed).
 
     ``git_dir`` runs against that repository (``--git-dir``); ``cwd`` runs in a folder,
     discovering its repository in that folder only. ``what`` starts the error message.
@@ -137,7 +146,7 @@ def isolated_git(
         except OSError as exc:
             raise SourceError(f"{what or 'git'}: cannot run git: {exc}") from None
     if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        detail = message[-1] if message else f"exit code {done.returncode}"
-        raise SourceError(f"{what or 'git ' + ' '.join(args)}: {detail}")
+        stderr = done.stderr.decode("utf-8", "replace").strip()
+        detail = stderr.splitlines()[-1] if stderr else f"exit code {done.returncode}"
+        raise GitFailed(f"{what or 'git ' + ' '.join(args)}: {detail}", stderr)
     return done.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pairbench.source._errors import SourceError
-from pairbench.source._git import isolated_git
+from pairbench.source._git import GitFailed, isolated_git
 
 
 def repository(repo: Path) -> Path:
@@ -31,10 +31,9 @@ def pin(repo: Path, ref: str) -> str:
         out = isolated_git(
             ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
             cwd=path,
-            what=f"{repo}: {ref!r} does not name a commit",
         )
-    except SourceError as exc:
-        if "does not name a commit" in str(exc) and "not a git repository" in str(exc):
+    except GitFailed as exc:
+        if "not a git repository" in exc.stderr:
             raise SourceError(
                 f"{repo}: not a git repository (its top folder). Fix: --repo names the "
                 "repository's top folder"
