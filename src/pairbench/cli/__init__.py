@@ -10,6 +10,7 @@ from pairbench.cli import (  # noqa: F401 - registers commands
     _model,
     _plan,
     _run,
+    _source,
     _studies,
     _study_cmds,
     _view,

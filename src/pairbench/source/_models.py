@@ -1,0 +1,124 @@
+"""What an experiment declares of arms that are git revisions: the repository, its production
+paths, the one harness every arm runs, the build, and each arm's pinned commit."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, field_validator
+
+from pairbench._model import Frozen
+from pairbench.source._glob import compile_glob
+
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def check_commit(value: str) -> str:
+    """``value`` if it is exactly 40 lowercase hex digits, else ``ValueError`` with the fix.
+
+    Branches and tags move, so a pre-registered run accepts only a commit.
+
+    >>> check_commit("0123456789abcdef0123456789abcdef01234567")
+    '0123456789abcdef0123456789abcdef01234567'
+    >>> check_commit("main")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: 'main' is not a commit ...: run `pairbench source pin main` and write ...
+    """
+    if not _COMMIT.fullmatch(value):
+        ref = value if value.strip() and not value.startswith("-") else "REF"
+        raise ValueError(
+            f"{value!r} is not a commit (40 lowercase hex digits): run "
+            f"`pairbench source pin {ref}` and write the commit it prints"
+        )
+    return value
+
+
+Commit = Annotated[str, AfterValidator(check_commit)]
+"""A full 40-hex git commit id (SHA-1 repositories; a branch or tag is refused)."""
+
+
+def _check_globs(patterns: list[str]) -> list[str]:
+    for pattern in patterns:
+        compile_glob(pattern)  # raises ValueError naming the pattern
+    return patterns
+
+
+Globs = Annotated[list[str], AfterValidator(_check_globs)]
+
+
+class Production(Frozen):
+    """Which files of a commit's tree are production: their bytes are the treatment.
+
+    Patterns are git's ``:(glob)`` pathspecs, anchored at the repository root: ``*`` and
+    ``?`` stop at ``/``, ``**`` spans folders, and a pattern naming a folder takes all of it.
+    """
+
+    include: Annotated[Globs, Field(min_length=1)]
+    """Paths whose bytes count, e.g. ``["minirt/**", "pyproject.toml"]``."""
+    exclude: Globs = Field(default_factory=list)
+    """Paths taken back out of ``include``, e.g. ``["minirt/tests/**"]``: a change there
+    keeps the production hash."""
+
+
+class Harness(Frozen):
+    """The harness (scenarios, build and probe scripts) every arm runs, from one commit."""
+
+    commit: Commit
+    """The commit the harness files are taken from, whatever an arm's commit holds."""
+    paths: Annotated[Globs, Field(min_length=1)]
+    """Harness paths (same pattern syntax as ``production``); an arm's commit that changes
+    one is flagged."""
+
+
+class BuildSpec(Frozen):
+    """How an arm's worktree becomes something to run: a command, a timeout, its outputs."""
+
+    command: Annotated[list[str], Field(min_length=1)]
+    """The argv, run in the worktree; ``{venv}`` and ``{worktree}`` are replaced by the arm's
+    environment folder and worktree, and a leading ``python3`` by pairbench's interpreter."""
+    timeout_s: float = Field(default=300.0, gt=0, allow_inf_nan=False)
+    """Seconds before the build's whole process group is killed and the build fails."""
+    outputs: list[str] = Field(default_factory=list)
+    """Globs of what the build writes, hashed into the build record: ``{venv}/...`` under
+    the environment folder, anything else relative to the worktree."""
+
+    @field_validator("outputs")
+    @classmethod
+    def _outputs(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            for root in ("{venv}/", "{worktree}/"):
+                pattern = pattern.removeprefix(root)
+            compile_glob(pattern)
+        return value
+
+
+class RevisionSource(Frozen):
+    """A repository whose commits are the arms (``source:`` in experiment.yaml).
+
+    **Usage**::
+
+        RevisionSource(
+            repo="../minirt",
+            production={"include": ["minirt/**"], "exclude": ["minirt/tests/**"]},
+            harness={"commit": "ab" * 20, "paths": ["harness/**"]},
+            build={"command": ["python3", "harness/build.py", "{venv}"], "timeout_s": 300},
+        )
+    """
+
+    repo: str
+    """The repository (relative to the experiment file); read, never written or checked out."""
+    production: Production
+    """Which paths of each arm's tree are production."""
+    harness: Harness
+    """The harness commit and paths, the same for every arm."""
+    build: BuildSpec
+    """The build run in each arm's worktree before it is frozen."""
+
+
+class ArmRevision(Frozen):
+    """One arm's revision (``arms.<name>.source`` in experiment.yaml)."""
+
+    commit: Commit
+    """The arm's commit, 40 lowercase hex (``pairbench source pin REF`` prints it)."""
