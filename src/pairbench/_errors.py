@@ -55,7 +55,7 @@ class RunInUse(PairbenchError):
 
 
 class RunRefused(PairbenchError):
-    """A run that pre-registration forbids (unverified lock, a second held-out campaign)."""
+    """A run that pre-registration forbids (unverified lock, a second held-out sitting)."""
 
     exit_code = 3
 

@@ -126,12 +126,12 @@ def test_held_out_runs_once_per_lock_and_never_by_default(experiment: Path) -> N
     assert {r.task for r in held.results} == {"held"}
     info = json.loads((held.run_dir / "run.json").read_text())
     assert info["case_set"] == "held-out" and info["lock_verified"] is True
-    assert info["campaign"] == 1
+    assert info["sitting"] == 1
     with pytest.raises(RunRefused, match="once per lock"):
         start_run(experiment, runs, run_seed=1, case_set="held-out")
-    again = start_run(experiment, runs, run_seed=1, case_set="held-out", new_campaign=True)
+    again = start_run(experiment, runs, run_seed=1, case_set="held-out", new_sitting=True)
     assert again.run_id != held.run_id
-    assert json.loads((again.run_dir / "run.json").read_text())["campaign"] == 2
+    assert json.loads((again.run_dir / "run.json").read_text())["sitting"] == 2
 
 
 def test_a_changed_harness_is_named_and_refused_unless_accepted(experiment: Path) -> None:

@@ -140,7 +140,7 @@ def test_run_json_values_its_reader_accepts_are_typed_not_refused(
     # read_run_info checks run.json as leniently as summarize validates, to the same types.
     run, results, infra = scenario
     s = build_summary(run | {"campaign": "3", "lock_verified": 1}, results, infra)
-    assert (s["run"]["campaign"], s["run"]["lock_verified"]) == (3, True)
+    assert (s["run"]["sitting"], s["run"]["lock_verified"]) == (3, True)
 
 
 def test_summarize_refuses_a_section_the_model_does_not_know(

@@ -18,7 +18,7 @@ from pairbench.store._records import SCORED_OUTCOMES, Metric, ToolCallTiming, Tr
 def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
     run, results, infra = scenario
     s = build_summary(run, results, infra)
-    assert s["schema_id"] == SCHEMA_ID == "pairbench.summary/1"
+    assert s["schema_id"] == SCHEMA_ID == "pairbench.summary/2"
     assert json.loads(summary_json(s)) == s
     assert list(s) == [
         "schema_id", "confidence", "run", "bootstrap_reps", "empty", "trials", "not_run",

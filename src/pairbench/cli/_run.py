@@ -78,8 +78,8 @@ def run(
     accept_harness_change: bool = typer.Option(
         False, help="Run a held-out set although pairbench changed since the freeze (recorded)."
     ),
-    new_campaign: bool = typer.Option(
-        False, help="Run a held-out set again under the same lock, as a new campaign."
+    new_sitting: bool = typer.Option(
+        False, help="Run a held-out set again under the same lock, as a new sitting."
     ),
     executor: str = typer.Option(
         "local", help="local (asyncio, this process) or ray (each attempt a Ray task)."
@@ -120,7 +120,7 @@ def run(
                 progress=sys.stderr.isatty(),
                 case_set=case_set,
                 accept_harness_change=accept_harness_change,
-                new_campaign=new_campaign,
+                new_sitting=new_sitting,
                 executor=executor,
                 ray_address=address,
                 model_server=served,

@@ -126,7 +126,7 @@ def _run_info(
         started_at=now_iso(),
         executor=executor,
         case_set=gate.case_set,
-        campaign=gate.campaign or None,
+        sitting=gate.sitting or None,
         lock_sha256=hashlib.sha256(gate.lock.to_bytes()).hexdigest(),
         lock_verified=gate.lock_verified,
         accepted_harness_change=gate.accepted_harness_change,
@@ -193,7 +193,7 @@ def start_run(
     progress: bool = False,
     case_set: str | None = None,
     accept_harness_change: bool = False,
-    new_campaign: bool = False,
+    new_sitting: bool = False,
     executor: str = "local",
     ray_address: str | None = None,
     model_server: Mapping[str, Any] | None = None,
@@ -201,7 +201,7 @@ def start_run(
     """Run an experiment in a new run directory (a new run ID every time).
 
     ``case_set="held-out"`` runs only under a lock that verifies, once per lock unless
-    ``new_campaign``; a changed pairbench is refused unless ``accept_harness_change``.
+    ``new_sitting``; a changed pairbench is refused unless ``accept_harness_change``.
     ``executor="ray"`` runs attempts as Ray tasks (on a new local Ray, or the cluster at
     ``ray_address``: ``auto``, ``ray://host:10001``); see README, "Running on Ray".
     ``model_server`` is the identity of the local model server the run uses
@@ -221,7 +221,7 @@ def start_run(
         runs_dir,
         case_set,
         accept_harness_change=accept_harness_change,
-        new_campaign=new_campaign,
+        new_sitting=new_sitting,
     )
     run_id = new_run_id(loaded.experiment.id)
     seed = derive_run_seed(run_id) if run_seed is None else run_seed

@@ -1,4 +1,4 @@
-"""Pre-registration gates before a run starts: case sets, the lock, campaigns."""
+"""Pre-registration gates before a run starts: case sets, the lock, sittings."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ class Gate:
     lock: Lock
     lock_verified: bool
     accepted_harness_change: dict[str, Any] | None
-    campaign: int
+    sitting: int
+    """Which sitting of the held-out set under this lock (1 the first); 0 otherwise."""
 
 
 def effective_case_set(loaded: LoadedExperiment, asked: str | None) -> str | None:
@@ -36,7 +37,7 @@ def effective_case_set(loaded: LoadedExperiment, asked: str | None) -> str | Non
     return "calibration" if held else None
 
 
-def _held_out_campaigns(runs_dir: Path, lock_sha: str) -> list[str]:
+def _held_out_sittings(runs_dir: Path, lock_sha: str) -> list[str]:
     found = []
     for info_path in sorted(runs_dir.glob("*/run.json")) if runs_dir.is_dir() else []:
         if info_path.parent.name.startswith("."):
@@ -56,7 +57,7 @@ def check_gate(
     case_set: str | None,
     *,
     accept_harness_change: bool = False,
-    new_campaign: bool = False,
+    new_sitting: bool = False,
 ) -> Gate:
     """Refuse what pre-registration forbids; otherwise say which lock the run is under."""
     chosen = effective_case_set(loaded, case_set)
@@ -83,12 +84,12 @@ def check_gate(
             )
         accepted = {"expected": harness[0].expected, "found": harness[0].found}
     lock_sha = _lock_sha(loaded)
-    earlier = _held_out_campaigns(runs_dir, lock_sha)
-    if earlier and not new_campaign:
+    earlier = _held_out_sittings(runs_dir, lock_sha)
+    if earlier and not new_sitting:
         raise RunRefused(
             f"the held-out case set already ran under this lock ({', '.join(earlier)}); a "
-            "held-out set runs once per lock. Pass --new-campaign for a new, separately "
-            "reported campaign."
+            "held-out set runs once per lock. Pass --new-sitting for a new, separately "
+            "reported sitting."
         )
     return Gate(chosen, lock, True, accepted, len(earlier) + 1)
 

@@ -102,8 +102,9 @@ class RunInfo(Frozen):
     executor: ExecutorRef
     case_set: str | None = None
     """``calibration``, ``held-out``, or None for every task."""
-    campaign: int | None = None
-    """The held-out campaign under this lock (None for calibration runs)."""
+    sitting: int | None = None
+    """Which sitting of the held-out set under this lock (None for other runs). Runs
+    written before the word changed call it ``campaign``; :class:`RunRecord` reads both."""
     lock_sha256: str
     """SHA-256 of the run's ``lock.json`` (the experiment's lock as it was at the start)."""
     lock_verified: bool

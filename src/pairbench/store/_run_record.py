@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from pairbench.store._events import EVENT_ADAPTER, RunEnded, RunResumed, RunStarted
 
@@ -104,7 +104,9 @@ class RunRecord(_Shape):
     executor: RunExecutor | None = None
     invocations: list[Invocation] = Field(default_factory=list)
     case_set: str | None = None
-    campaign: int | None = None
+    sitting: int | None = Field(default=None, validation_alias=AliasChoices("sitting", "campaign"))
+    """Which sitting of the held-out set (``campaign`` in run.json files written before the
+    word was freed for the runtime-revision protocol's campaigns)."""
     lock_sha256: str | None = None
     lock_verified: bool | None = None
     accepted_harness_change: dict[str, Any] | None = None

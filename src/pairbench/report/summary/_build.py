@@ -235,5 +235,5 @@ def summarize(
     # Typed at the seam: a key without a model field, or a value of the wrong type, fails
     # here rather than in a reader of summary.json; the renderers then get plain JSON data,
     # in the models' key order. Lax like read_run_info, which checked run.json's fields to
-    # the same types: a run.json it accepted ("campaign": "3") must not fail the report.
+    # the same types: a run.json it accepted ("sitting": "3") must not fail the report.
     return Summary.model_validate(built).model_dump(mode="json")

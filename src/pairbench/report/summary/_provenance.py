@@ -16,7 +16,7 @@ def run_provenance(run: RunRecord) -> dict[str, Any]:
     """The pre-registration facts from run.json (None where the run predates them)."""
     return {
         "case_set": run.case_set,
-        "campaign": run.campaign,
+        "sitting": run.sitting,
         "lock_sha256": run.lock_sha256,
         "lock_verified": run.lock_verified,
         "accepted_harness_change": run.accepted_harness_change,

@@ -24,7 +24,7 @@ from pairbench.report.summary._schema_pairs import Pair, Proportion, Record
 from pairbench.report.summary._schema_requests import ArmRequests
 from pairbench.report.summary._schema_scores import FailureGroup, FieldAccuracy, Spread
 
-SCHEMA_ID = "pairbench.summary/1"
+SCHEMA_ID = "pairbench.summary/2"
 """Bumped by any change that removes or re-types a key."""
 
 
@@ -93,8 +93,9 @@ class SummaryRun(Record):
     """Declared `[a, b]` pairs."""
     case_set: str | None
     """From pre-registration: `calibration`, `held-out`, or `null` for all tasks."""
-    campaign: int | None
-    """Held-out campaign number under this lock."""
+    sitting: int | None
+    """Which sitting of the held-out set under this lock (1 the first; `pairbench run
+    --new-sitting` starts another); `null` for other runs."""
     lock_sha256: str | None
     """SHA-256 of the run's `lock.json`."""
     lock_verified: bool | None
@@ -258,7 +259,7 @@ class Attention(Record):
 class Summary(Record):
     """The top-level object of `summary.json`."""
 
-    schema_id: Literal["pairbench.summary/1"]
+    schema_id: Literal["pairbench.summary/2"]
     """This schema."""
     confidence: float
     """Confidence of every interval (0.95)."""

@@ -202,11 +202,11 @@ def attention(s: Mapping[str, Any]) -> Section:
 
 
 def provenance_meta(run: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Header rows: case set and campaign, the lock, and any accepted harness change."""
+    """Header rows: case set and sitting, the lock, and any accepted harness change."""
     rows: list[tuple[str, str]] = []
     if run.get("case_set"):
-        campaign = f" (campaign {run['campaign']})" if run.get("campaign") else ""
-        rows.append(("Case set", f"{run['case_set']}{campaign}"))
+        sitting = f" (sitting {run['sitting']})" if run.get("sitting") else ""
+        rows.append(("Case set", f"{run['case_set']}{sitting}"))
     if run.get("lock_sha256"):
         state = (
             "verified against experiment.lock.json"
