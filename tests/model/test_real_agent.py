@@ -45,6 +45,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> LoadedRun:
         "tool_calling": "constrained",
         "temperature": 1.0,
         "cache_prompt": False,
+        "stream": True,  # the time to first token is then measured
         "max_turns": 2,
         "max_output_tokens": 96,
     }
@@ -138,6 +139,9 @@ def test_h1s_exact_check_finds_identical_requests_and_replies_pair_by_pair(
         assert by_arm[arm]["requests"] == made > 0
         assert by_arm[arm]["generation_per_second"]["median"] > 0
         assert by_arm[arm]["prompt_tokens"]["n"] == made
+        # Streamed: every completed request has its time to first token, within its latency.
+        assert by_arm[arm]["first_token_ms"]["n"] == made - by_arm[arm]["failed"]
+        assert 0 < by_arm[arm]["first_token_ms"]["median"] <= by_arm[arm]["latency_ms"]["median"]
     assert "## Model requests" in md
 
 

@@ -30,6 +30,8 @@ LOCAL_SETTINGS: dict[str, object] = {
     # Sampled, so pairs differ from each other; the seed makes each pair repeatable.
     "temperature": 1.0,
     "cache_prompt": False,
+    # Streamed, so the report has each request's time to first token.
+    "stream": True,
     "max_turns": 4,
     "max_output_tokens": 128,
 }
