@@ -19,6 +19,7 @@ import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 
 from pairbench._model import Frozen
 from pairbench.proof import _mounted_probe
@@ -53,7 +54,7 @@ def probe_sha256(files: Mapping[str, bytes]) -> str:
     return hashlib.sha256("".join(sorted(lines)).encode("utf-8")).hexdigest()
 
 
-PROBE_FILES: Mapping[str, bytes] = _probe_files()
+PROBE_FILES: Mapping[str, bytes] = MappingProxyType(_probe_files())
 """The probe's files, name -> bytes, exactly as ``install_probe`` writes them."""
 PROBE_SHA256: str = probe_sha256(PROBE_FILES)
 """The probe's identity (``pbprobe/1``): part of the harness hash."""
@@ -123,11 +124,15 @@ def probe_env(
     *,
     pythonpath: Sequence[str | Path] = (),
     roots: Sequence[str | Path] = (),
+    in_site_packages: bool = False,
 ) -> dict[str, str]:
     """The environment variables to add to the runtime's env for ``probe`` to run and record.
 
     - ``PYTHONPATH``: the probe folder first (its ``sitecustomize`` must win over any later
-      one, which it then runs), then ``pythonpath`` (e.g. the worktree);
+      one, which it then runs), then ``pythonpath`` (e.g. the worktree). With
+      ``in_site_packages`` (the probe is in the arm venv's site-packages, whose ``.pth``
+      starts it) the probe folder is left out: on ``PYTHONPATH`` it would come before the
+      standard library;
     - ``PAIRBENCH_MOUNTED_LOG``: the log; ``PAIRBENCH_MOUNTED_ROOTS``: the runtime root and
       ``roots`` (installed copies of it), under which opened files are recorded;
     - ``PYTHONPYCACHEPREFIX``: ``pycache_prefix``, made here and required empty, so no
@@ -150,10 +155,11 @@ def probe_env(
             f"{prefix}: the bytecode cache prefix is not empty, so stale bytecode could run. "
             "Fix: give each trial a new, empty folder"
         )
-    path = [probe.target_dir, *(str(Path(p).absolute()) for p in pythonpath)]
+    path = [] if in_site_packages else [probe.target_dir]
+    path += [str(Path(p).absolute()) for p in pythonpath]
     watched = [probe.runtime_root, *(str(Path(r).absolute()) for r in roots)]
-    return {
-        "PYTHONPATH": os.pathsep.join(path),
+    env = {} if not path else {"PYTHONPATH": os.pathsep.join(path)}
+    return env | {
         _mounted_probe.ENV_LOG: probe.log_path,
         _mounted_probe.ENV_ROOTS: os.pathsep.join(watched),
         "PYTHONPYCACHEPREFIX": str(prefix),
