@@ -3,6 +3,7 @@ edited file leave in ``mounted.jsonl``, and the verdict on it."""
 
 from __future__ import annotations
 
+import array  # a stdlib extension module the probe itself does not import
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,3 +155,21 @@ def test_a_file_opened_under_the_root_is_recorded_and_checked(
     assert (result.status, result.unlisted_opened, result.coverage) == (
         "unavailable", ["notes.txt"], "0/5"
     )  # fmt: skip
+
+
+def test_an_extension_module_is_hashed_and_one_under_the_root_must_be_production(
+    runtime: Runtime, copy: Path, tmp_path: Path
+) -> None:
+    stdlib = Path(array.__file__)
+    run = probed(tmp_path / "t1", copy)
+    assert run_python("import array", run.env, tmp_path).returncode == 0
+    [record] = [r for r in read_mounted(run.log) if r.module == "array"]
+    assert (record.kind, record.path) == ("extension", str(stdlib.resolve()))
+    assert record.sha256 == sha256_file(stdlib)
+    # The same binary dropped into the worktree runs from there: code the manifest lacks.
+    shutil.copy(stdlib, copy / stdlib.name)
+    run = probed(tmp_path / "t2", copy)
+    assert run_python("import array, minirt", run.env, tmp_path).returncode == 0
+    result = verdict(read_mounted(run.log), runtime.manifest, copy, PACKAGES)
+    assert result.status == "mismatch"
+    assert [(p.reason, p.path) for p in result.problems] == [("unlisted", stdlib.name)]
