@@ -1,0 +1,71 @@
+"""The records of ``mounted.jsonl``, as the probe writes them, and their one reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from pairbench._model import Frozen
+from pairbench.proof._errors import ProofError
+
+Kind = Literal["start", "source", "bytecode", "extension", "opened", "error"]
+
+
+class MountedFile(Frozen):
+    """One line of ``mounted.jsonl``: a file a probed process loaded (or its start, or a
+    failure of the probe). Written by ``pairbench/proof/_mounted_probe.py``."""
+
+    pid: int
+    """The process that loaded it."""
+    kind: Kind
+    """``source`` (bytes compiled), ``bytecode`` (a ``.pyc`` used instead), ``extension``,
+    ``opened`` (read-only under a watched root); ``start`` and ``error`` are about the probe."""
+    path: str | None = None
+    """The file's real path, as the process saw it (absolute)."""
+    sha256: str | None = None
+    """SHA-256 of the bytes loaded."""
+    size: int | None = None
+    """Their length."""
+    module: str | None = None
+    """The module they were loaded as (``minirt.core``); none for ``opened``."""
+    source_path: str | None = None
+    """For ``bytecode`` from a source's cache: the source it claims to be compiled from."""
+    early: bool = False
+    """Imported before the probe started (site, other ``.pth``): hashed from the file then."""
+    ppid: int | None = None
+    """``start``: the parent process."""
+    detail: str | None = None
+    """``start``: the interpreter; ``error``: where the probe failed, and why."""
+
+
+def read_mounted(log_path: Path) -> list[MountedFile]:
+    """The records of a ``mounted.jsonl``, in file order; none if the file is missing.
+
+    A last line without its newline is a write cut short (the process was killed, the disk
+    filled) and is dropped; any other line that is not a record is refused (``ProofError``).
+
+    **Usage**::
+
+        records = read_mounted(trial / "mounted.jsonl")
+        {r.pid for r in records if r.kind == "start"}     # the probed processes
+    """
+    path = Path(log_path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    lines = data.split(b"\n")
+    lines.pop()  # after the last newline: empty, or a torn last line
+    records: list[MountedFile] = []
+    for number, line in enumerate(lines, 1):
+        try:
+            records.append(MountedFile.model_validate(json.loads(line)))
+        except (ValueError, ValidationError) as exc:
+            raise ProofError(
+                f"{path}: line {number} is not a probe record ({str(exc).splitlines()[0]}). "
+                "Fix: the log is written only by the probe; give each trial a new log"
+            ) from None
+    return records
