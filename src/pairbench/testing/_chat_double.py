@@ -376,7 +376,9 @@ class ChatDouble:
             "model": self.script.model or str(body.get("model", "double")),
             "system_fingerprint": self.script.system_fingerprint,
         }
-        extra = {"timings": _timings(usage)} if usage and self.script.timings else {}
+        # llama.cpp puts timings on a stream's last chunk with or without include_usage
+        timed = counted if stream and n not in self.script.omit_usage_on else usage
+        extra = {"timings": _timings(timed)} if timed and self.script.timings else {}
         finish = "tool_calls" if calls else "stop"
         if stream:
             chunks = _chunks(head, content, calls, finish, usage, extra)
