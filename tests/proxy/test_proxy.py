@@ -224,3 +224,30 @@ def test_every_field_is_stored_as_one_whole_json_line(rig: Rig) -> None:
     stored: dict[str, Any] = json.loads(line)
     assert stored["label"] == "AR-001" and stored["request_json"]["temperature"] == 1.0
     assert stored["sent_at"].endswith("+00:00") and stored["timings"]["predicted_n"] > 0
+
+
+def test_a_client_that_leaves_mid_stream_is_recorded_as_such(tmp_path: Path) -> None:
+    with rig_for({"chunk_delay_s": 0.2}, tmp_path) as rig:
+        body = chat_body(stream=True)
+        with httpx.stream("POST", f"{rig.proxy.url}/v1/chat/completions", json=body) as reply:
+            next(reply.iter_raw())  # the first chunk, then the client hangs up
+        deadline = time.monotonic() + 10
+        while not rig.proxy.records():
+            assert time.monotonic() < deadline, "the abandoned exchange was never recorded"
+            time.sleep(0.05)
+        (record,) = rig.proxy.records()
+    assert record.error == "the client disconnected before the response ended"
+    assert record.status == 200 and record.stream is not None and not record.stream.done
+
+
+def test_concurrent_exchanges_each_get_their_own_number_and_body(rig: Rig) -> None:
+    bodies = [chat_body(seed=i) for i in range(4)]
+    workers = [threading.Thread(target=post, args=(rig.proxy.url, b)) for b in bodies]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=30)
+    records = rig.proxy.records()
+    assert [r.n for r in records] == [1, 2, 3, 4]
+    assert sorted(r.request_json["seed"] for r in records) == [0, 1, 2, 3]
+    assert {r.request_sha256 for r in records} == {e.body_sha256 for e in rig.double.exchanges}

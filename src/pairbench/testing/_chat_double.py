@@ -296,20 +296,8 @@ class ChatDouble:
         ]
         if self.script.llama_cpp:
             self._llama.slots = self.script.slots
-            routes += [Route(f"/{name}", self._llama_route, methods=["GET"])
-                       for name in ("health", "props", "slots", "metrics")]  # fmt: skip
+            routes += self._llama.routes(lambda: self.script)
         return Starlette(routes=routes)
-
-    async def _llama_route(self, request: Request) -> Response:
-        s, name = self.script, request.url.path.strip("/")
-        if name == "metrics":
-            return Response(self._llama.metrics(), media_type="text/plain; version=0.0.4")
-        if name == "props":
-            model = s.model or "double"
-            return JSONResponse(self._llama.props(s.system_fingerprint, model, s.model_path))
-        if name == "slots":
-            return JSONResponse(self._llama.slot_list())
-        return JSONResponse({"status": "ok"})
 
     async def _models(self, request: Request) -> Response:
         name = self.script.model or "double"

@@ -11,9 +11,16 @@ a slot as processing while a request is in flight and, after one, the sampling i
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+if TYPE_CHECKING:
+    from pairbench.testing._chat_double import ChatScript
 
 DEFAULT_PARAMS: dict[str, Any] = {
     "seed": 4294967295, "temperature": 0.800000011920929, "top_k": 40,
@@ -99,3 +106,21 @@ class LlamaState:
                 lines += [f"# HELP llamacpp:{name} {help_text}", f"# TYPE llamacpp:{name} {kind}"]
                 lines.append(f"llamacpp:{name} {value}")
             return "\n".join(lines) + "\n"
+
+    def routes(self, script: Callable[[], ChatScript]) -> list[Route]:
+        """``GET /health``, ``/props``, ``/slots``, ``/metrics``; ``script`` is read per
+        request, so a test may swap the double's script (its fingerprint) mid-run."""
+
+        async def serve(request: Request) -> Response:
+            s, name = script(), request.url.path.strip("/")
+            if name == "metrics":
+                return Response(self.metrics(), media_type="text/plain; version=0.0.4")
+            if name == "props":
+                return JSONResponse(self.props(s.system_fingerprint, s.model or "double",
+                                               s.model_path))  # fmt: skip
+            if name == "slots":
+                return JSONResponse(self.slot_list())
+            return JSONResponse({"status": "ok"})
+
+        return [Route(f"/{name}", serve, methods=["GET"])
+                for name in ("health", "props", "slots", "metrics")]  # fmt: skip
