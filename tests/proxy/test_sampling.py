@@ -52,11 +52,11 @@ def test_an_omitted_temperature_is_the_server_default_and_fails_the_requirement(
 def test_a_requirement_names_the_request_that_broke_it(rig: Rig) -> None:
     for value in (1.0, 1.0, 0.7):
         post(rig.proxy.url, chat_body(temperature=value))
-    httpx_models = rig.proxy.records()  # GET routes would not count; only the three POSTs
-    found = effective_sampling(httpx_models, {"temperature": 1.0})
+    records = rig.proxy.records()
+    found = effective_sampling(records, {"temperature": 1.0})
     assert found.parameter("temperature").status == "mixed"
     assert [v.requests for v in found.violations] == [[3]]
-    assert effective_sampling(httpx_models, {"temperature": True}).violations  # True is not 1
+    assert effective_sampling(records, {"temperature": True}).violations  # True is not 1
 
 
 def test_labels_select_one_scenario(rig: Rig) -> None:
