@@ -12,6 +12,8 @@ The hierarchy::
     ├── RayExecutorError           the Ray executor cannot run as asked
     ├── ExportError                an export cannot be written as asked (no decision rule, ...)
     ├── ModelError                 the local model server cannot be built, installed or served
+    ├── ProxyError                 the recording proxy cannot start or its log cannot be read
+    ├── SlotInUse                  another process (or lease) holds a model endpoint's slot
     └── InfraStop                  a trial failed for infrastructure reasons twice
 """
 
@@ -72,6 +74,18 @@ class ExportError(PairbenchError):
 class ModelError(PairbenchError):
     """The local model cannot be built, installed or served as asked: a compiler missing, a
     build that failed, a GGUF whose sha256 differs, a server that did not come up."""
+
+
+class ProxyError(PairbenchError):
+    """The recording model proxy cannot run as asked (an upstream that is not an http URL)
+    or its exchange log cannot be read (a line edited in the middle)."""
+
+
+class SlotInUse(PairbenchError):
+    """A model endpoint's slot lease is held elsewhere; names the endpoint and the holder's
+    PID."""
+
+    exit_code = 75  # EX_TEMPFAIL: try again once the other run has finished
 
 
 class InfraStop(PairbenchError):

@@ -10,7 +10,8 @@ Served by ``pairbench.testing.chat_double`` (``start_chat_double``, or ``python 
 
 Routes: ``POST /v1/chat/completions`` (plain JSON, or SSE when ``stream`` is true, with a
 final ``choices: []`` usage chunk when ``stream_options.include_usage``) and
-``GET /v1/models``.
+``GET /v1/models``; with ``llama_cpp`` also llama-server's ``/health``, ``/props``, ``/slots``
+and ``/metrics`` (see ``_chat_double_llama``).
 
 **The tracker agent.** Replies are decided from the request, never from a fixed list: the
 first user message is matched against the mcp-transports prompts (issue title, open-label
@@ -56,7 +57,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,7 @@ from starlette.routing import Route
 
 from pairbench._model import Frozen
 from pairbench.testing._chat_double_browser import browse
+from pairbench.testing._chat_double_llama import LlamaState
 from pairbench.testing._chat_double_meta import _META_PROMPT, _file_bytes, _meta_analysis, _text
 
 NO_TRACKER = "I cannot reach the tracker from here."
@@ -92,6 +94,14 @@ class ChatScript(Frozen):
     delay_s: float = Field(default=0.0, ge=0)
     reject_file_parts: bool = False
     """Answer a request carrying a file content part with 400 (an endpoint without files)."""
+    chunk_delay_s: float = Field(default=0.0, ge=0)
+    """Pause between streamed chunks (a slow model: the first chunk leaves before the rest)."""
+    llama_cpp: bool = False
+    """Also serve llama-server's ``/health``, ``/props``, ``/slots`` and ``/metrics``."""
+    slots: int = Field(default=1, ge=1)
+    """``total_slots`` in ``/props`` (with ``llama_cpp``)."""
+    model_path: str | None = None
+    """``model_path`` in ``/props`` (with ``llama_cpp``): a GGUF's path, or none."""
 
 
 @dataclass(frozen=True)
@@ -251,6 +261,7 @@ class ChatDouble:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _received: int = 0
     _files: list[dict[str, Any]] = field(default_factory=list)
+    _llama: LlamaState = field(default_factory=LlamaState)
 
     @property
     def files(self) -> list[dict[str, Any]]:
@@ -279,12 +290,14 @@ class ChatDouble:
             self.on_exchange(exchange)
 
     def app(self) -> Starlette:
-        return Starlette(
-            routes=[
-                Route("/v1/chat/completions", self._chat, methods=["POST"]),
-                Route("/v1/models", self._models, methods=["GET"]),
-            ]
-        )
+        routes = [
+            Route("/v1/chat/completions", self._chat, methods=["POST"]),
+            Route("/v1/models", self._models, methods=["GET"]),
+        ]
+        if self.script.llama_cpp:
+            self._llama.slots = self.script.slots
+            routes += self._llama.routes(lambda: self.script)
+        return Starlette(routes=routes)
 
     async def _models(self, request: Request) -> Response:
         name = self.script.model or "double"
@@ -334,6 +347,7 @@ class ChatDouble:
             )
             self._record(n, body, 400, None, raw)
             return refusal
+        self._llama.started(n, body)
         if self.script.delay_s:
             await asyncio.sleep(self.script.delay_s)
         content, calls = decide(body)
@@ -341,7 +355,8 @@ class ChatDouble:
         with_usage = n not in self.script.omit_usage_on and (
             not stream or bool((body.get("stream_options") or {}).get("include_usage"))
         )
-        usage = usage_for(body, content, calls) if with_usage else None
+        counted = usage_for(body, content, calls)  # what /metrics counts, reported or not
+        usage = counted if with_usage else None
         self._record(n, body, 200, usage, raw)
         head = {
             "id": f"chatcmpl-double-{n}",
@@ -349,11 +364,14 @@ class ChatDouble:
             "model": self.script.model or str(body.get("model", "double")),
             "system_fingerprint": self.script.system_fingerprint,
         }
-        extra = {"timings": _timings(usage)} if usage and self.script.timings else {}
+        # llama.cpp puts timings on a stream's last chunk with or without include_usage
+        timed = counted if stream and n not in self.script.omit_usage_on else usage
+        extra = {"timings": _timings(timed)} if timed and self.script.timings else {}
         finish = "tool_calls" if calls else "stop"
         if stream:
             chunks = _chunks(head, content, calls, finish, usage, extra)
-            return StreamingResponse(iter(chunks), media_type="text/event-stream")
+            return StreamingResponse(self._paced(chunks, counted), media_type="text/event-stream")
+        self._llama.finished(counted)
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             message["tool_calls"] = calls
@@ -362,6 +380,15 @@ class ChatDouble:
         if usage is not None:
             reply["usage"] = usage
         return JSONResponse(reply)
+
+    async def _paced(self, chunks: list[str], counted: dict[str, Any]) -> AsyncIterator[str]:
+        try:
+            for i, chunk in enumerate(chunks):
+                if i and self.script.chunk_delay_s:
+                    await asyncio.sleep(self.script.chunk_delay_s)
+                yield chunk
+        finally:
+            self._llama.finished(counted)
 
 
 def _chunks(
