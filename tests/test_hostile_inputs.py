@@ -3,12 +3,14 @@
 Two corpora: broken experiment files (``check`` on every one, ``run`` on the kinds that
 used to hang it, ``verify`` and ``run`` on a broken ``experiment.lock.json``) and broken
 run folders (``verify``, ``report``, ``resume`` and ``compare``, each run where it reads
-the broken file). Every command runs as a real subprocess, ``python -m pairbench``, with a
-5 s timeout: no traceback, a non-zero exit, and one line that names the file and says what
-is wrong and the fix (or, for ``verify``, what it expected and found).
+the broken file). Every command runs as its own process running what ``python -m
+pairbench`` runs, killed past a timeout: no traceback, a non-zero exit, and one line that
+names the file and says what is wrong and the fix (or, for ``verify``, what it expected
+and found).
 
-The subprocesses start up front, two at a time, in one module fixture (each spends about a
-second importing pairbench, and there are about a hundred); the tests read its results.
+The processes run up front, two at a time, in one module fixture; each is forked from an
+interpreter that imported pairbench once (``_cli_zygote``: about a hundred invocations
+would otherwise spend a second each importing it); the tests read their results.
 Damage a reader repairs (a garbage ``trials.npz``, a torn last journal line) must instead
 leave ``report`` working.
 """
@@ -17,9 +19,8 @@ from __future__ import annotations
 
 import io
 import json
+import queue
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -28,7 +29,11 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 
-TIMEOUT_S = 5.0
+from _cli_zygote import Zygote
+
+TIMEOUT_S = 30.0
+"""A hostile input must not hang the CLI: each invocation is killed past this (generous,
+so a loaded machine never fails a well-behaved invocation; a hang still fails)."""
 AGENT = "import sys; sys.stdin.read(); print('ok')"
 VALID = f"""\
 id: hostile
@@ -347,20 +352,14 @@ class Ran(NamedTuple):
     stderr: str
 
 
-def _pairbench(args: tuple[str, ...], cwd: Path) -> Ran:
+def _pairbench(idle: queue.Queue[Zygote], args: tuple[str, ...], cwd: Path) -> Ran:
+    """``pairbench ARGS`` in ``cwd``, forked from an idle zygote (see ``_cli_zygote``: a
+    hundred invocations pay pairbench's import once, each still its own process)."""
+    zygote = idle.get()
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "pairbench", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:  # subprocess.run has killed it
-        stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""
-        return Ran(None, stderr)
-    return Ran(done.returncode, done.stderr)
+        return Ran(*zygote.run(args, cwd, TIMEOUT_S))
+    finally:
+        idle.put(zygote)
 
 
 def _finished_run(root: Path) -> Path:
@@ -414,8 +413,13 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Mapping[Key, Ran]:
             damage(run)
             args = (command, str(run), *([str(base)] if command == "compare" else []))
             jobs[name, command] = args, root
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {key: pool.submit(_pairbench, args, cwd) for key, (args, cwd) in jobs.items()}
+    with Zygote() as first, Zygote() as second, ThreadPoolExecutor(max_workers=2) as pool:
+        idle: queue.Queue[Zygote] = queue.Queue()
+        idle.put(first)
+        idle.put(second)
+        futures = {
+            key: pool.submit(_pairbench, idle, args, cwd) for key, (args, cwd) in jobs.items()
+        }
         return {key: future.result() for key, future in futures.items()}
 
 
