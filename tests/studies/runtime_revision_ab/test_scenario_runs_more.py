@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from pairbench.studies.runtime_revision_ab import ModelServer, run_scenario
@@ -54,3 +55,11 @@ def test_ar006_recovers_from_the_slow_page(tree: Path, server: ModelServer, tmp_
     assert result.passed and result.events is not None
     errors = [e.error for e in result.events if e.kind == "observed" and not e.ok]
     assert errors == ["timeout"]
+
+
+def test_a_timeout_kills_the_whole_run(tree: Path, server: ModelServer, tmp_path: Path) -> None:
+    # 0.5 s is less than the first GET's own 1 s timeout: minirt is still waiting when killed.
+    result = run_scenario(tree, "AR-006", server.base_url, tmp_path, 2, 0.5)
+    assert (result.timed_out, result.status, result.exit_code) == (True, "timeout", None)
+    assert result.failure_kind == "infra" and not result.passed
+    assert psutil.Process().children(recursive=True) == []
