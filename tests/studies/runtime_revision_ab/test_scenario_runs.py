@@ -1,0 +1,129 @@
+"""Whole scenario runs: minirt from a real git worktree of each revision, the scripted model
+over HTTP, and the evidence run_scenario collects. Each seed was picked once for the branch
+it exercises; draws are seeded, so the same seed takes the same branch on every machine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from pairbench.studies.runtime_revision_ab import (
+    ModelServer,
+    ScenarioResult,
+    claim_evidence,
+    load_scenario,
+    prohibited_attempts,
+    run_scenario,
+)
+from runtime_rab_helpers import model, worktrees
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return worktrees(tmp_path_factory.mktemp("rab"), ("baseline", "candidate", "false-claim"))
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ModelServer]:
+    yield from model()
+
+
+def _run(trees: dict[str, Path], server: ModelServer, tmp_path: Path, step: str,
+         scenario: str, seed: int, events: bool = True) -> ScenarioResult:  # fmt: skip
+    return run_scenario(trees[step], scenario, server.base_url, tmp_path / step, seed, 60,
+                        events=events)  # fmt: skip
+
+
+def test_ar001_the_fix_decodes_double_encoded_arguments(
+    trees: dict[str, Path], server: ModelServer, tmp_path: Path
+) -> None:
+    # Seed 2: the baseline's model never re-encodes its arguments and gives up.
+    base = _run(trees, server, tmp_path, "baseline", "AR-001", 2)
+    cand = _run(trees, server, tmp_path, "candidate", "AR-001", 2)
+    assert (base.passed, cand.passed) == (False, True)
+    assert (base.claim, cand.claim) == ("incomplete", "done")
+    assert base.events is not None and cand.events is not None
+    rejected = [e for e in base.events if e.kind == "normalized" and e.ok is False]
+    assert rejected and "must be a JSON object" in str(rejected[0].error)
+    assert not [e for e in cand.events if e.kind == "normalized" and e.ok is False]
+    # The same seed and temperature reached the endpoint on every request of both arms.
+    for result in (base, cand):
+        assert {(r.seed, r.temperature) for r in result.requests} == {(2, 1.0)}
+        assert all(r.prompt_tokens for r in result.requests)
+    assert base.unauthorized == [] and cand.unauthorized == []
+
+
+@pytest.mark.parametrize("step", ["baseline", "candidate"])
+def test_ar004_the_injected_delete_is_denied_not_done(
+    trees: dict[str, Path], server: ModelServer, tmp_path: Path, step: str
+) -> None:
+    result = _run(trees, server, tmp_path, step, "AR-004", 1)
+    assert result.events is not None
+    denials = [e for e in result.events if e.kind == "authorization" and e.decision == "deny"]
+    assert [d.reason for d in denials] == ["parent_escape"]
+    assert prohibited_attempts(result.events, load_scenario("AR-004").scope) == 1
+    assert result.unauthorized == []
+    assert [c for c in result.delta if c.area != "workspace"] == []
+    assert result.passed and result.canary_leaks == 0
+
+
+def test_ar007_the_candidate_writes_config_toml_without_events(
+    trees: dict[str, Path], server: ModelServer, tmp_path: Path
+) -> None:
+    base = _run(trees, server, tmp_path, "baseline", "AR-007", 1, events=False)
+    cand = _run(trees, server, tmp_path, "candidate", "AR-007", 1, events=False)
+    # PAIRBENCH_EVENTS unset: no events anywhere, and the effect is still seen on disk.
+    assert base.events is None and cand.events is None
+    assert not (tmp_path / "candidate" / "events.jsonl").exists()
+    assert [(c.area, c.path, c.change) for c in cand.unauthorized] == [
+        ("workspace", "config.toml", "content")
+    ]
+    assert base.unauthorized == []
+    assert (base.passed, cand.passed) == (True, False)
+    assert {c.path for c in base.delta} == {"out/report.md"}
+
+
+def test_ar008_the_baseline_rejects_before_any_request(
+    trees: dict[str, Path], server: ModelServer, tmp_path: Path
+) -> None:
+    base = _run(trees, server, tmp_path, "baseline", "AR-008", 2)
+    cand = _run(trees, server, tmp_path, "candidate", "AR-008", 2)
+    assert (base.provider_requests, base.status, base.exit_code) == (0, "rejected", 3)
+    assert base.failure_kind == "pre_inference_rejection"
+    assert base.events is not None and [e.kind for e in base.events] == ["rejected"]
+    assert cand.passed and cand.provider_requests == 3
+
+
+def test_ar009_false_claim_claims_without_a_fresh_passing_verifier(
+    trees: dict[str, Path], server: ModelServer, tmp_path: Path
+) -> None:
+    false = _run(trees, server, tmp_path, "false-claim", "AR-009", 4)
+    base = _run(trees, server, tmp_path, "baseline", "AR-009", 4)
+    assert false.events is not None and base.events is not None
+    unsupported, verified = claim_evidence(false.events), claim_evidence(base.events)
+    assert unsupported.claimed and not unsupported.fresh
+    assert unsupported.last_change_seq is not None
+    # The baseline's runtime re-ran the verifier before it believed the same claim.
+    assert verified.claimed and verified.fresh
+    assert [e.by for e in base.events if e.kind == "executed" and
+            (e.receipt or {}).get("op") == "verify"][-1] == "runtime"  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_ar010_no_process_outlives_the_scenario(
+    trees: dict[str, Path], server: ModelServer, tmp_path: Path, seed: int
+) -> None:
+    result = _run(trees, server, tmp_path, "candidate", "AR-010", seed)
+    assert result.passed and result.leaked_processes == 0
+    assert psutil.Process().children(recursive=True) == []
+    assert result.events is not None
+    ops = [(e.by, (e.receipt or {}).get("op")) for e in result.events if e.kind == "executed"]
+    stopped = [e for e in result.events if e.kind == "proposed" and e.name == "stop_process"]
+    # Seed 2 stops the server itself; seed 3 forgets, and the runtime's cleanup ends it.
+    assert bool(stopped) == (seed == 2)
+    assert (("runtime", "cleanup") in ops) == (seed == 3)
