@@ -34,19 +34,15 @@ it answer in prose (a parse failure). Without those tools it reads the data tabl
 pypdf) and estimates by hand: DerSimonian-Laird instead of REML and a normal-approximation
 Egger p, so it is close but not right; with no table it fills the shape with nulls.
 
-**File parts** (``{"type": "file", "file": {"filename", "file_data"}}``) are accepted and
-recorded (``double.files``); ``reject_file_parts`` answers any request carrying one with
-400 ``invalid_value``, as endpoints without file input do.
-
 **Usage** is a deterministic count of the request (``count_tokens``: words and punctuation):
 ``prompt_tokens`` over every message and the offered tools; ``cached_tokens`` the part an
 earlier turn already sent (tools and messages before the last assistant message; 0 on the
 first turn); ``completion_tokens`` over the reply's text and tool calls.
 
-**Errors by request number** (1-based, over every chat request the server received):
-``rate_limit_on`` (429 ``rate_limit_exceeded``), ``quota_on`` (429 ``insufficient_quota``),
-``server_error_on`` (500), ``omit_usage_on`` (a 200 without ``usage``); ``fail_auth``
-answers 401 to everything, ``api_key`` answers 401 unless the bearer token matches.
+**Refusals** (see ``_chat_double_refusals``): errors scripted by request number
+(``rate_limit_on``, ``quota_on``, ``server_error_on``), 401 with ``fail_auth`` or a wrong
+``api_key``, and 400 for file parts with ``reject_file_parts`` (file parts are recorded in
+``double.files`` either way). ``omit_usage_on`` answers 200 without ``usage``.
 """
 
 from __future__ import annotations
@@ -70,7 +66,14 @@ from starlette.routing import Route
 from pairbench._model import Frozen
 from pairbench.testing._chat_double_browser import browse
 from pairbench.testing._chat_double_llama import LlamaState
-from pairbench.testing._chat_double_meta import _META_PROMPT, _file_bytes, _meta_analysis, _text
+from pairbench.testing._chat_double_meta import _META_PROMPT, _meta_analysis, _text
+from pairbench.testing._chat_double_refusals import (
+    error,
+    file_parts,
+    file_record,
+    file_refusal,
+    refusal_for,
+)
 
 NO_TRACKER = "I cannot reach the tracker from here."
 UNKNOWN = "I do not know how to answer that."
@@ -216,39 +219,6 @@ def _timings(usage: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # -- the server -------------------------------------------------------------------------------
-def _error(
-    status: int, message: str, kind: str, code: str | None, param: str | None = None
-) -> JSONResponse:
-    body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
-    return JSONResponse(body, status_code=status)
-
-
-def file_parts(body: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(``messages[i].content[j]``, part) for every file content part of a request."""
-    out: list[tuple[str, dict[str, Any]]] = []
-    for i, m in enumerate(body.get("messages") or []):
-        content = m.get("content") if isinstance(m, dict) else None
-        for j, part in enumerate(content if isinstance(content, list) else []):
-            if isinstance(part, dict) and part.get("type") == "file":
-                out.append((f"messages[{i}].content[{j}]", part))
-    return out
-
-
-def _file_record(n: int, where: str, part: Mapping[str, Any], accepted: bool) -> dict[str, Any]:
-    file = part.get("file") or {}
-    data = _file_bytes(file)
-    prefix = str(file.get("file_data") or "").partition(";base64,")[0]
-    return {
-        "n": n,
-        "where": where,
-        "filename": file.get("filename"),
-        "mime": prefix.removeprefix("data:") or None,
-        "bytes": None if data is None else len(data),
-        "sha256": None if data is None else hashlib.sha256(data).hexdigest(),
-        "accepted": accepted,
-    }
-
-
 @dataclass
 class ChatDouble:
     """A running double: ``url`` (no ``/v1``), and what it received and answered."""
@@ -304,49 +274,26 @@ class ChatDouble:
         model = {"id": name, "object": "model", "created": 0, "owned_by": "pairbench"}
         return JSONResponse({"object": "list", "data": [model]})
 
-    def _refusal(self, request: Request, n: int) -> JSONResponse | None:
-        s = self.script
-        bearer = request.headers.get("authorization", "")
-        if s.fail_auth or (s.api_key is not None and bearer != f"Bearer {s.api_key}"):
-            return _error(
-                401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"
-            )
-        if n in s.quota_on:
-            msg = "You exceeded your current quota, please check your plan and billing details."
-            return _error(429, msg, "insufficient_quota", "insufficient_quota")
-        if n in s.rate_limit_on:
-            msg = "Rate limit reached for requests per min (RPM): limit 3, used 3."
-            return _error(429, msg, "requests", "rate_limit_exceeded")
-        if n in s.server_error_on:
-            return _error(
-                500, "The server had an error while processing your request.", "server_error", None
-            )
-        return None
-
     async def _chat(self, request: Request) -> Response:
         raw = await request.body()
         try:
             body = json.loads(raw)
         except ValueError:
-            return _error(400, "The body is not valid JSON.", "invalid_request_error", None)
+            return error(400, "The body is not valid JSON.", "invalid_request_error", None)
         with self._lock:  # numbered on arrival, so concurrent requests never share a number
             self._received += 1
             n = self._received
-        refusal = self._refusal(request, n)
+        refusal = refusal_for(self.script, request.headers.get("authorization", ""), n)
         if refusal is not None:
             self._record(n, body, refusal.status_code, None, raw)
             return refusal
         parts = file_parts(body)
         accepted = not self.script.reject_file_parts
         with self._lock:
-            self._files.extend(_file_record(n, w, part, accepted) for w, part in parts)
+            self._files.extend(file_record(n, w, part, accepted) for w, part in parts)
         if parts and not accepted:
-            msg = "Invalid value: 'file'. Supported values are: 'text' and 'image_url'."
-            refusal = _error(
-                400, msg, "invalid_request_error", "invalid_value", parts[0][0] + ".type"
-            )
             self._record(n, body, 400, None, raw)
-            return refusal
+            return file_refusal(parts[0][0])
         self._llama.started(n, body)
         if self.script.delay_s:
             await asyncio.sleep(self.script.delay_s)

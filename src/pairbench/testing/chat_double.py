@@ -41,9 +41,9 @@ from pairbench.testing._chat_double import (
     Exchange,
     count_tokens,
     decide,
-    file_parts,
     usage_for,
 )
+from pairbench.testing._chat_double_refusals import file_parts
 
 __all__ = [
     "NO_TRACKER",

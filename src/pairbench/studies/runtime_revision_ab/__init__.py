@@ -18,7 +18,7 @@ from pairbench.studies.runtime_revision_ab._dispatch_events import (
 )
 from pairbench.studies.runtime_revision_ab._example import PINNED, ExampleRepo, make_example
 from pairbench.studies.runtime_revision_ab._model_server import ModelServer, serve_model
-from pairbench.studies.runtime_revision_ab._proxy import ProviderRequest
+from pairbench.studies.runtime_revision_ab._provider import ProviderRequest
 from pairbench.studies.runtime_revision_ab._result import ScenarioResult
 from pairbench.studies.runtime_revision_ab._run import CANARY, run_scenario
 from pairbench.studies.runtime_revision_ab._scenario import (

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pairbench._model import Frozen
 from pairbench.studies.runtime_revision_ab._dispatch_events import DispatchEvent
-from pairbench.studies.runtime_revision_ab._proxy import ProviderRequest
+from pairbench.studies.runtime_revision_ab._provider import ProviderRequest
 from pairbench.studies.runtime_revision_ab._snapshot import FileChange
 
 FailureKind = Literal["scored", "pre_inference_rejection", "infra"]
