@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ValidationError
-
 from pairbench._model import Frozen
 from pairbench.proof._errors import ProofError
+from pairbench.store._jsonl import read_jsonl
 
 Kind = Literal["start", "source", "bytecode", "extension", "opened", "error"]
 
@@ -53,19 +51,11 @@ def read_mounted(log_path: Path) -> list[MountedFile]:
         {r.pid for r in records if r.kind == "start"}     # the probed processes
     """
     path = Path(log_path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    lines = data.split(b"\n")
-    lines.pop()  # after the last newline: empty, or a torn last line
-    records: list[MountedFile] = []
-    for number, line in enumerate(lines, 1):
-        try:
-            records.append(MountedFile.model_validate(json.loads(line)))
-        except (ValueError, ValidationError) as exc:
-            raise ProofError(
-                f"{path}: line {number} is not a probe record ({str(exc).splitlines()[0]}). "
-                "Fix: the log is written only by the probe; give each trial a new log"
-            ) from None
-    return records
+
+    def refuse(number: int, why: str) -> ProofError:
+        return ProofError(
+            f"{path}: line {number} is not a probe record ({why}). "
+            "Fix: the log is written only by the probe; give each trial a new log"
+        )
+
+    return read_jsonl(path, MountedFile, refuse)

@@ -6,16 +6,16 @@ last line (a proxy killed mid-write), so every line read is a whole exchange.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from pairbench._errors import ProxyError
 from pairbench._model import Frozen
+from pairbench.store._jsonl import read_jsonl
 
 MODEL_PATHS = ("/chat/completions", "/completions", "/completion")
 """Request paths (suffixes) that reach the model: the ones sampling and seeds are read from."""
@@ -151,19 +151,11 @@ def read_records(path: Path) -> list[ExchangeRecord]:
     >>> read_records(Path("/nonexistent/exchanges.jsonl"))
     []
     """
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    lines = raw.split(b"\n")
-    lines.pop()  # after the last newline: empty, or a line never written whole (dropped)
-    out: list[ExchangeRecord] = []
-    for i, line in enumerate(lines, start=1):
-        try:
-            out.append(ExchangeRecord.model_validate(json.loads(line)))
-        except (ValueError, ValidationError) as exc:
-            raise ProxyError(
-                f"{path}: line {i} is not an exchange record ({exc.__class__.__name__}). Fix: "
-                "the log is append-only; restore it from the run, do not edit it"
-            ) from None
-    return sorted(out, key=lambda r: r.n)
+
+    def refuse(number: int, why: str) -> ProxyError:
+        return ProxyError(
+            f"{path}: line {number} is not an exchange record ({why}). Fix: "
+            "the log is append-only; restore it from the run, do not edit it"
+        )
+
+    return sorted(read_jsonl(path, ExchangeRecord, refuse), key=lambda r: r.n)
