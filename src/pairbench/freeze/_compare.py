@@ -14,7 +14,13 @@ from pairbench.store._run_record import RunRecord
 
 TREATMENT_PATHS = {
     "arm": (),
-    "source": ("identities.sources.",),
+    "source": (
+        "identities.sources.",
+        "identities.revisions.",
+        "identities.treatment.",
+        "identities.arms.*.source",
+        "experiment_model.arms.*.source",
+    ),
     "agent": ("experiment_model.agent.", "identities.arms.*.agent", "identities.arms.*.settings"),
     "model": (
         "experiment_model.agent.settings.model",

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.freeze._hashing import python_version, sha256_path
+from pairbench.freeze._revisions import revision_identities
 from pairbench.spec._load import LoadedExperiment
 
 PACKAGES = ("pairbench", "mcp", "pydantic", "numpy", "scipy", "httpx", "openai", "anyio")
@@ -125,7 +126,9 @@ def arm_identities(loaded: LoadedExperiment) -> dict[str, Any]:
                 env.get("ENABLE_TOOL_SEARCH", settings.get("tool_search", "unpinned")),
             ),
             "env": env,
-            "source": arm.source,
+            "source": arm.source
+            if arm.source is None or isinstance(arm.source, str)
+            else arm.source.model_dump(mode="json"),
         }
         for extra in ("pinned_env", "agent_version", "tool_calling", "constrained_prompt_sha256"):
             if extra in described:
@@ -145,6 +148,8 @@ def run_identities(loaded: LoadedExperiment) -> dict[str, Any]:
         "sources": {
             name: source_identity((loaded.root / src.path).resolve(), src.production_paths)
             for name, src in exp.sources.items()
+            if src.path is not None
         },
         "arms": arm_identities(loaded),
+        **revision_identities(loaded),
     }

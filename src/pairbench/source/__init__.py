@@ -18,7 +18,6 @@ from pairbench.source._checkout import Worktree, materialize, private_clone, rem
 from pairbench.source._drift import Drift, freeze_readonly, rehash, require_no_drift
 from pairbench.source._errors import BuildFailed, SourceDrift, SourceError
 from pairbench.source._git import isolated_git
-from pairbench.source._glob import PathFilter
 from pairbench.source._manifest import (
     Manifest,
     ManifestChange,
@@ -26,7 +25,10 @@ from pairbench.source._manifest import (
     diff_manifests,
     production_manifest,
 )
-from pairbench.source._models import (
+from pairbench.source._pin import pin
+from pairbench.source._treatment import harness_changes, treatment_paths
+from pairbench.spec._glob import PathFilter
+from pairbench.spec._revision import (
     ArmRevision,
     BuildSpec,
     Harness,
@@ -34,8 +36,6 @@ from pairbench.source._models import (
     RevisionSource,
     check_commit,
 )
-from pairbench.source._pin import pin
-from pairbench.source._treatment import harness_changes, treatment_paths
 
 __all__ = [
     "ArmRevision",

@@ -14,8 +14,8 @@ from pairbench._model import Frozen
 from pairbench._process import popen, resolve_argv, terminate_group
 from pairbench.source._drift import disk_entry
 from pairbench.source._errors import BuildFailed
-from pairbench.source._glob import PathFilter
-from pairbench.source._models import BuildSpec
+from pairbench.spec._glob import PathFilter
+from pairbench.spec._revision import BuildSpec
 
 LOG_TAIL_LINES = 20
 

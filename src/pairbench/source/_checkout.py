@@ -15,8 +15,8 @@ from pairbench.source._drift import rehash, restore_writable
 from pairbench.source._errors import SourceError
 from pairbench.source._git import GitFailed, isolated_git
 from pairbench.source._manifest import Manifest, production_manifest
-from pairbench.source._models import Commit, Production, check_commit
 from pairbench.source._pin import repository
+from pairbench.spec._revision import Commit, Production, check_commit
 
 # The cache's info/attributes outranks every .gitattributes in a tree: no eol rewrite, no
 # smudge filter (LFS), no $Id$ expansion, no re-encoding. A checkout then holds the blobs'

@@ -10,8 +10,8 @@ from typing import Literal
 
 from pairbench._model import Frozen
 from pairbench.source._errors import SourceDrift
-from pairbench.source._glob import PathFilter
 from pairbench.source._manifest import Manifest, ManifestEntry
+from pairbench.spec._glob import PathFilter
 
 _WRITE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 

@@ -23,9 +23,9 @@ from typing import Literal
 from pairbench._model import Frozen
 from pairbench.source._errors import SourceError
 from pairbench.source._git import git_dir_of, isolated_git
-from pairbench.source._glob import PathFilter
-from pairbench.source._models import Commit
 from pairbench.spec._canonical import canonical_json
+from pairbench.spec._glob import PathFilter
+from pairbench.spec._revision import Commit
 
 SCHEME: Literal["pbprod/1"] = "pbprod/1"
 _FILE_MODES = ("100644", "100755", "120000")

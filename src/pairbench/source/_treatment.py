@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pairbench.source._git import git_dir_of, isolated_git
-from pairbench.source._glob import PathFilter
 from pairbench.source._manifest import Manifest, ManifestChange, diff_manifests
+from pairbench.spec._glob import PathFilter
 
 
 def treatment_paths(baseline: Manifest, candidate: Manifest) -> list[str]:

@@ -12,6 +12,9 @@ from pydantic import BaseModel, ValidationError
 from pairbench.spec._models import Experiment, McpServer
 from pairbench.spec._yaml import LineMap, Part, Problem, _get, format_path
 
+_SCALARS = frozenset({"str", "int", "float", "bool"})
+"""Union branches (as pydantic names them) that take a scalar, not a mapping."""
+
 
 class _Loc(NamedTuple):
     parts: tuple[Part, ...]
@@ -143,9 +146,11 @@ def _model_problems(
     for err, at in resolved:
         if err["type"] == "missing" and (at.parts[:-1], at.parts[-1]) in renamed:
             continue  # a misspelled required key: the "did you mean" problem says it all
-        literal = at.branch is not None and at.branch.startswith("literal[")
-        # A union (tools: none | {mcp: ...}) reports a failure for each branch; keep only
-        # the branch that the value's own shape chose.
+        literal = at.branch is not None and (
+            at.branch.startswith("literal[") or at.branch in _SCALARS
+        )
+        # A union (tools: none | {mcp: ...}, source: name | {name, commit}) reports a
+        # failure for each branch; keep only the branch that the value's own shape chose.
         if at.branch is not None and isinstance(_get(data, at.union_at), dict) == literal:
             continue
         message, fix = _explain(err, at)

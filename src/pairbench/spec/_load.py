@@ -21,6 +21,7 @@ from pairbench.spec._grader_args import grader_args_problems
 from pairbench.spec._hypotheses import hypothesis_problems
 from pairbench.spec._models import MAX_PLANNED_TRIALS, MAX_TRIALS, Experiment
 from pairbench.spec._secrets import secret_problems
+from pairbench.spec._sources import source_problems
 from pairbench.spec._yaml import (
     _GROUPS,
     Found,
@@ -68,20 +69,9 @@ def _semantic(
     files = data.get("files")
     for i, rel in enumerate(files if isinstance(files, list) else []):
         yield from _named_file(root, ("files", i), rel)
-    raw_sources = data.get("sources")
-    sources: dict[str, Any] = raw_sources if isinstance(raw_sources, dict) else {}
-    for name, source in sources.items():
-        yield from _named_dir(root, ("sources", name, "path"), _get(source, ("path",)))
+    yield from source_problems(root, data)
     for a, arm in (arms or {}).items():
         yield from _attachments(root, a, _get(arm, ("attachments",)), files)
-        wanted = _get(arm, ("source",))
-        if wanted is not None and wanted not in sources:
-            known = ", ".join(sorted(sources)) or "none declared"
-            yield (
-                ("arms", a, "source"),
-                f"names source '{wanted}', which is not in 'sources' (known: {known})",
-                "declare it under 'sources' or fix the name",
-            )
     first_at: dict[Any, int] = {}
     tasks = data.get("tasks")
     for i, task in enumerate(tasks if isinstance(tasks, list) else []):
@@ -268,23 +258,6 @@ def _non_finite(value: Any, where: tuple[Part, ...]) -> Iterator[tuple[Part, ...
 
 def _reason(exc: Exception) -> str:
     return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-
-
-def _named_dir(root: Path, where: tuple[Part, ...], rel: Any) -> Iterator[Found]:
-    # A source checkout may sit beside the experiment (../runtime), so unlike named files it
-    # may leave the folder; it must still be relative, or no two machines would agree.
-    if not isinstance(rel, str) or not rel:
-        return
-    try:
-        is_dir = (root / rel).is_dir()
-    except (OSError, ValueError) as exc:  # a name too long, a NUL byte, a symlink loop
-        reason = _reason(exc)
-        yield where, f"'{rel}' cannot be a folder name ({reason})", "give the checkout's real path"
-        return
-    if Path(rel).is_absolute():
-        yield where, f"'{rel}' is an absolute path", "give the checkout relative to the file"
-    elif not is_dir:
-        yield where, f"folder '{rel}' does not exist", "check out the source there or fix it"
 
 
 class _Checked(NamedTuple):

@@ -12,6 +12,7 @@ from pairbench._model import Frozen
 from pairbench.spec._hypotheses import Hypothesis
 from pairbench.spec._ids import SafeId
 from pairbench.spec._report_spec import ReportSpec
+from pairbench.spec._revision import BuildSpec, Commit, Harness, Production
 from pairbench.spec._server_identity import ServerPin
 
 MIN_SECRET_CHARS = 8
@@ -239,12 +240,69 @@ class AgentSpec(Frozen):
 
 
 class Source(Frozen):
-    """A source tree an arm runs (an agent runtime checkout); its identity goes in run.json."""
+    """A source tree an arm runs (an agent runtime); its identity goes in run.json.
 
-    path: str
+    Either a checkout (``path``: its git commit, dirty flag and the bytes of
+    ``production_paths`` on disk are recorded) or a repository whose commits are the arms
+    (``repo``: each arm names a commit, ``arms.<arm>.source: {name, commit}``; the production
+    hash comes from the commit's git tree, ``pbprod/1``)::
+
+        sources:
+          runtime:
+            repo: ../minirt
+            production: {include: ["minirt/**", pyproject.toml], exclude: ["minirt/tests/**"]}
+            harness: {commit: <40 hex>, paths: ["harness/**"]}
+            build: {command: [python3, harness/build.py, "{venv}"], timeout_s: 300}
+    """
+
+    path: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """Folder of the checkout, relative to the experiment file."""
     production_paths: list[str] = Field(default_factory=list)
-    """Paths inside it whose bytes are hashed into the identity (empty: git state only)."""
+    """Paths inside a checkout whose bytes are hashed into the identity (empty: git state
+    only)."""
+    repo: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The repository whose commits the arms name, relative to the experiment file; it is
+    only read (never checked out or written)."""
+    production: Production | None = Field(default=None, exclude_if=lambda v: v is None)
+    """``repo``: which paths of each arm's tree are production (the treatment)."""
+    harness: Harness | None = Field(default=None, exclude_if=lambda v: v is None)
+    """``repo``: the harness commit and paths, one for every arm; an arm's commit that
+    changes a harness path is flagged in run.json."""
+    build: BuildSpec | None = Field(default=None, exclude_if=lambda v: v is None)
+    """``repo``: how each arm's checkout is built before it runs."""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Source:
+        if (self.path is None) == (self.repo is None):
+            raise ValueError(
+                "a source is a checkout ('path') or a repository of commits ('repo'): give "
+                "exactly one"
+            )
+        if self.path is not None and (self.production or self.harness or self.build):
+            raise ValueError(
+                "'production', 'harness' and 'build' are for a 'repo' source: a 'path' "
+                "checkout lists 'production_paths'"
+            )
+        if self.repo is not None and self.production_paths:
+            raise ValueError("a 'repo' source names its production files in 'production'")
+        if self.repo is not None and (self.production is None or self.harness is None):
+            missing = "production" if self.production is None else "harness"
+            raise ValueError(
+                f"a 'repo' source needs '{missing}': which paths are production "
+                "(production: {include: [...]}) and which commit's harness every arm runs "
+                "(harness: {commit: <40 hex>, paths: [...]})"
+            )
+        return self
+
+
+class ArmSource(Frozen):
+    """An arm that runs one commit of a ``repo`` source: ``source: {name: runtime, commit:
+    <40 hex>}`` (``name`` may be left out when the experiment has one ``repo`` source)."""
+
+    name: SafeId | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The ``sources`` entry (a ``repo`` source)."""
+    commit: Commit
+    """The arm's commit, 40 lowercase hex: ``pairbench source pin REF`` prints it."""
 
 
 class Resources(Frozen):
@@ -264,8 +322,9 @@ class Arm(Frozen):
     """One condition: what differs between arms is the treatment."""
 
     description: str = ""
-    source: str | None = None
-    """The name of the ``sources`` entry this arm runs, if any."""
+    source: str | ArmSource | None = None
+    """The ``sources`` entry this arm runs, if any: its name (a checkout), or the commit of
+    a ``repo`` source it runs (``{name, commit}``)."""
     agent: AgentSpec | None = None
     """Overrides the experiment's agent for this arm only."""
     tools: Literal["none"] | Tools = "none"
@@ -370,6 +429,18 @@ class Experiment(Frozen):
         whose value is a ``${env:NAME}`` reference, in any arm."""
         refs = {name for agent in self.agents() for name in agent.env_refs()}
         return frozenset({*self.secrets, *refs})
+
+    def revision_of(self, arm: str) -> tuple[str, Source, ArmSource] | None:
+        """The ``repo`` source's name, the source and the commit ``arm`` runs; None for an arm
+        that runs no source or a checkout (``source: name``)."""
+        wanted = self.arms[arm].source
+        if not isinstance(wanted, ArmSource):
+            return None
+        repos = [n for n, s in self.sources.items() if s.repo is not None]
+        name = wanted.name or (repos[0] if len(repos) == 1 else None)
+        if name is None or name not in repos:
+            return None  # `load_experiment` names the problem; a hand-made model may have it
+        return name, self.sources[name], wanted
 
     def arm_agent(self, arm: str) -> AgentSpec:
         """The agent that runs in ``arm``."""

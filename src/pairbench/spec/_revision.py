@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, field_validator
 
 from pairbench._model import Frozen
-from pairbench.source._glob import compile_glob
+from pairbench.spec._glob import compile_glob
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 

@@ -1,4 +1,5 @@
-"""The declared models: commits only (a branch is refused with the pin command), valid globs,
+"""The declared models of revision sources (``spec._revision``, re-exported by
+``pairbench.source``): commits only (a branch is refused with the pin command), valid globs,
 and glob matching that agrees with git's own ``:(glob)`` pathspecs."""
 
 from __future__ import annotations
