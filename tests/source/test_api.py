@@ -12,7 +12,7 @@ PUBLIC = [
     "ArmRevision", "BuildFailed", "BuildRecord", "BuildSpec", "Drift", "Harness", "Manifest",
     "ManifestChange", "ManifestEntry", "PathFilter", "Production", "RevisionSource",
     "SourceDrift", "SourceError", "Worktree", "build", "check_commit", "diff_manifests",
-    "freeze_readonly", "harness_changes", "isolated_git", "materialize", "pin",
+    "freeze_readonly", "harness_changes", "isolated_git", "materialize", "overlay_harness", "pin",
     "private_clone", "production_manifest", "rehash", "remove_worktree", "require_no_drift",
     "treatment_paths",
 ]  # fmt: skip

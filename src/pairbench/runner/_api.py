@@ -8,14 +8,14 @@ import functools
 import hashlib
 import platform
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pairbench import _registry
 from pairbench._clock import now_iso
-from pairbench._errors import ResumeRefused, RunDirError
+from pairbench._errors import PairbenchError, ResumeRefused, RunDirError
 from pairbench._process import supervised
 from pairbench._version import __version__
 from pairbench.freeze._identity import run_identities
@@ -30,6 +30,7 @@ from pairbench.runner._gate import Gate, check_gate
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._ray import attempt_runner, check_executor
 from pairbench.runner._recover import recover_state
+from pairbench.runner._revisions import prepare_revisions, release_revisions
 from pairbench.runner._run import Executor, RunState, run_with_signals
 from pairbench.schedule._plan import Schedule, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
@@ -148,6 +149,7 @@ def _execute(
     total = schedule.attempts
     with (
         supervised(),  # no process of the run outlives it, even if this process is killed
+        revisions_ready(loaded, run_dir, rc),
         attempt_runner(loaded, chosen.name, chosen.address) as runner,
         RunProgress(total, enabled=progress) as bar,
     ):
@@ -167,6 +169,21 @@ def _execute(
             ) from exc
     _mark_ended(run_dir, status)
     return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status)
+
+
+@contextlib.contextmanager
+def revisions_ready(loaded: LoadedExperiment, run_dir: RunDir, rc: RunContext) -> Iterator[None]:
+    """The revision arms checked out, built and frozen for the run (``rc.revisions``), and
+    their worktrees removed after it; a failure to prepare one stops the run, recorded."""
+    try:
+        rc.revisions = prepare_revisions(loaded, run_dir)
+    except PairbenchError as exc:
+        _mark_stopped(run_dir, f"stopped: preparing a revision arm failed: {exc}")
+        raise
+    try:
+        yield
+    finally:
+        release_revisions(rc.revisions)
 
 
 def _mark_ended(run_dir: RunDir, status: str) -> None:

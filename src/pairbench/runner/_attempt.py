@@ -24,6 +24,7 @@ from pairbench.grading._security import assess_security
 from pairbench.grading._validity import classify_validity
 from pairbench.runner._context import RunContext
 from pairbench.runner._folders import folder_pool, short_tmp
+from pairbench.runner._revisions import Revision
 from pairbench.runner._trial_servers import (
     client_config,
     identities,
@@ -68,7 +69,14 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
                 ran = await _run_agent(prepared)
             finally:  # before grading: a stopped server has written all it will
                 await stop_trial_servers(prepared.started)
-            done = ran if isinstance(ran, AttemptRecord) else _grade(prepared, ran)
+            revision = rc.revisions.get(key.arm)
+            drift = await asyncio.to_thread(revision.drift) if revision is not None else []
+            if revision is not None and drift:
+                # What ran was not the frozen revision: no score, and the retry meets the
+                # same drift, so the run stops naming it.
+                done = prepared.at.record("infra", _drift_reason(revision, "during", drift))
+            else:
+                done = ran if isinstance(ran, AttemptRecord) else _grade(prepared, ran)
         # Graders and detectors have read the attempt's files: what is kept must not hold a
         # secret. In the folder threads, so the event loop keeps timing other agents; an
         # attempt that left no folder (an in-process agent without a fixture) skips the
@@ -201,6 +209,12 @@ async def _prepare(
         if isinstance(prepared, Exception):
             raise prepared
         env = prepared
+        revision = rc.revisions.get(key.arm)
+        if revision is not None:
+            env |= revision.env()
+            drift = await asyncio.to_thread(revision.drift)
+            if drift:
+                return at.record("infra", _drift_reason(revision, "before", drift))
         agent_cls = _registry.load("agents", agent_spec.adapter)
         agent = agent_cls(dict(agent_spec.settings))
     except Exception as exc:
@@ -361,6 +375,14 @@ def _grade(prep: _Prepared, ran: _Ran) -> AttemptRecord:
         final_answer=final,
         seeding=output.seeding if output else None,
         models_seen=list(dict.fromkeys(output.models)) if output else [],
+    )
+
+
+def _drift_reason(revision: Revision, when: str, drift: list[str]) -> str:
+    return (
+        f"source drift {when} the attempt: arm {revision.arm}'s checkout of "
+        f"{revision.commit[:12]} differs from its production manifest: {', '.join(drift)}. "
+        "Fix: nothing may write into the frozen checkout; start a new run"
     )
 
 

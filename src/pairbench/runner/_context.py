@@ -16,6 +16,7 @@ from pairbench._clock import now_iso
 from pairbench.agents._protocol import RunSignals
 from pairbench.fixtures._protocol import Fixture
 from pairbench.grading._protocol import Grader
+from pairbench.runner._revisions import Revision
 from pairbench.schedule._plan import Pair, TrialKey
 from pairbench.spec._load import LoadedExperiment
 from pairbench.spec._models import MIN_SECRET_CHARS, AgentSpec, Experiment, env_ref
@@ -129,6 +130,8 @@ class RunContext:
     _redactor: Redactor | None = None
     placement: tuple[str, str | None] | None = None
     """On Ray: (the node an attempt runs on, the node whose warm servers it uses)."""
+    revisions: dict[str, Revision] = field(default_factory=dict)
+    """arm -> its git revision, checked out, built and frozen (``_revisions``)."""
 
     def secrets(self) -> dict[str, str]:
         """The run's secrets by name (see :func:`run_secrets`), read from this process's

@@ -79,6 +79,12 @@ def check_executor(loaded: LoadedExperiment, executor: str, address: str | None)
                 "--address is for --executor ray: add --executor ray, or drop --address"
             )
         return
+    revision_arms = [a for a in loaded.experiment.arms if loaded.experiment.revision_of(a)]
+    if revision_arms:
+        raise RayExecutorError(
+            f"arm {revision_arms[0]!r} runs a git revision, which is checked out and frozen on "
+            "this machine: run it with --executor local"
+        )
     # Warm servers need no check: each node starts its own (``_ray_nodes``), or, with
     # PAIRBENCH_RAY_SHARED_LOOPBACK=1, the user says every node reaches the driver's loopback.
     import_ray()

@@ -18,6 +18,7 @@ from pairbench.source._checkout import Worktree, materialize, private_clone, rem
 from pairbench.source._drift import Drift, freeze_readonly, rehash, require_no_drift
 from pairbench.source._errors import BuildFailed, SourceDrift, SourceError
 from pairbench.source._git import isolated_git
+from pairbench.source._harness import overlay_harness
 from pairbench.source._manifest import (
     Manifest,
     ManifestChange,
@@ -60,6 +61,7 @@ __all__ = [
     "harness_changes",
     "isolated_git",
     "materialize",
+    "overlay_harness",
     "pin",
     "private_clone",
     "production_manifest",
