@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -32,7 +33,9 @@ TAMPER = (
 )
 
 
-def _experiment(root: Path, repo: Path, agent: str, candidate: str = "harness-leak") -> Path:
+def _experiment(
+    root: Path, repo: Path, agent: str, candidate: str = "harness-leak", *, proof: bool = False
+) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "p.md").write_text("Report.\n", encoding="utf-8")
     path = root / "experiment.yaml"
@@ -48,6 +51,7 @@ sources:
     production: {{include: ["minirt/**", pyproject.toml], exclude: ["minirt/tests/**"]}}
     harness: {{commit: {PINNED["harness"]}, paths: ["harness/**"]}}
     build: {{command: [python3, harness/build.py, "{{venv}}"], timeout_s: 120}}
+{"    proof: {kind: python, packages: [minirt]}" if proof else ""}
 agent:
   adapter: command
   settings: {{command: [python3, -c, {json.dumps(agent)}]}}
@@ -129,3 +133,41 @@ def test_an_agent_that_writes_into_its_checkout_is_infra_and_the_run_stops(
     # The retry meets the edited file before it starts: a second infra failure stops the run.
     assert any("source drift before the attempt" in why for why in reasons), reasons
     assert run.status.startswith("stopped"), run.status
+
+
+# A runtime process: imports part of minirt from wherever Python finds it, then answers.
+IMPORTS = "import sys; sys.stdin.read(); import minirt._paths, minirt._args; print('ok')"
+
+
+@pytest.mark.slow
+def test_the_mounted_byte_proof_reports_coverage_when_honest(repo: Path, tmp_path: Path) -> None:
+    exp = _experiment(tmp_path / "exp", repo, IMPORTS, "candidate", proof=True)
+    run = start_run(exp, tmp_path / "runs", run_seed=1)
+    assert {r.outcome for r in run.results} == {"passed"}, [r.reason for r in run.results]
+    for arm in ("baseline", "candidate"):
+        events = _events(run.run_dir, arm)
+        (proof,) = [e for e in events if e["kind"] == "mounted_proof"]
+        assert proof["status"] == "ok" and proof["problems"] == []
+        loaded, total = (int(x) for x in str(proof["coverage"]).split("/"))
+        # minirt/__init__.py, _paths.py, _args.py and what they import: some, never all.
+        assert 3 <= loaded < total, proof["coverage"]
+        assert int(str(proof["processes"])) >= 1
+
+
+@pytest.mark.slow
+def test_a_shadowing_copy_of_the_runtime_stops_the_run(repo: Path, tmp_path: Path) -> None:
+    # A copy elsewhere, put first on the path by the agent: not the arm's checkout.
+    shadow = tmp_path / "shadow"
+    shutil.copytree(repo / "minirt", shadow / "minirt")  # main holds baseline's production
+    agent = f"import sys; sys.path.insert(0, {str(shadow)!r}); " + IMPORTS
+    exp = _experiment(tmp_path / "exp", repo, agent, "candidate", proof=True)
+    run = start_run(exp, tmp_path / "runs", run_seed=1)
+    kept = RunDir(run.run_dir).infra_attempts()
+    assert kept and all("mounted-byte proof shadowed" in (r.reason or "") for r in kept)
+    assert str(shadow) in (kept[0].reason or "")
+    assert run.status.startswith("stopped"), run.status
+
+
+def _events(run_dir: Path, arm: str) -> list[dict[str, object]]:
+    path = run_dir / "transcripts" / arm / "t1" / "0.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

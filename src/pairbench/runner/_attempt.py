@@ -24,7 +24,7 @@ from pairbench.grading._security import assess_security
 from pairbench.grading._validity import classify_validity
 from pairbench.runner._context import RunContext
 from pairbench.runner._folders import folder_pool, short_tmp
-from pairbench.runner._revisions import Revision
+from pairbench.runner._revisions import drift_reason, revision_broken, revision_folder
 from pairbench.runner._trial_servers import (
     client_config,
     identities,
@@ -70,11 +70,15 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
             finally:  # before grading: a stopped server has written all it will
                 await stop_trial_servers(prepared.started)
             revision = rc.revisions.get(key.arm)
-            drift = await asyncio.to_thread(revision.drift) if revision is not None else []
-            if revision is not None and drift:
+            broken = None
+            if revision is not None:
+                folder = revision_folder(rc.run_dir, key, attempt)
+                transcript = prepared.at.transcript
+                broken = await asyncio.to_thread(revision_broken, revision, folder, transcript)
+            if broken is not None:
                 # What ran was not the frozen revision: no score, and the retry meets the
-                # same drift, so the run stops naming it.
-                done = prepared.at.record("infra", _drift_reason(revision, "during", drift))
+                # same checkout, so the run stops naming it.
+                done = prepared.at.record("infra", broken)
             else:
                 done = ran if isinstance(ran, AttemptRecord) else _grade(prepared, ran)
         # Graders and detectors have read the attempt's files: what is kept must not hold a
@@ -211,10 +215,10 @@ async def _prepare(
         env = prepared
         revision = rc.revisions.get(key.arm)
         if revision is not None:
-            env |= revision.env()
+            env |= revision.env(revision_folder(rc.run_dir, key, attempt))
             drift = await asyncio.to_thread(revision.drift)
             if drift:
-                return at.record("infra", _drift_reason(revision, "before", drift))
+                return at.record("infra", drift_reason(revision, "before", drift))
         agent_cls = _registry.load("agents", agent_spec.adapter)
         agent = agent_cls(dict(agent_spec.settings))
     except Exception as exc:
@@ -375,14 +379,6 @@ def _grade(prep: _Prepared, ran: _Ran) -> AttemptRecord:
         final_answer=final,
         seeding=output.seeding if output else None,
         models_seen=list(dict.fromkeys(output.models)) if output else [],
-    )
-
-
-def _drift_reason(revision: Revision, when: str, drift: list[str]) -> str:
-    return (
-        f"source drift {when} the attempt: arm {revision.arm}'s checkout of "
-        f"{revision.commit[:12]} differs from its production manifest: {', '.join(drift)}. "
-        "Fix: nothing may write into the frozen checkout; start a new run"
     )
 
 

@@ -11,6 +11,13 @@ The agent finds its revision in ``PAIRBENCH_SOURCE`` (the frozen tree),
 every attempt of the arm the tree is re-hashed against its manifest: drift (an edited, added,
 removed or re-moded production file) makes the attempt infra, naming the paths; the retry
 meets the same drift, so the run stops, as a second infra failure does.
+
+With ``proof: {kind: python, packages: [...]}`` the mounted-byte probe (``pairbench.proof``)
+is on the runtime's ``PYTHONPATH`` (before the checkout, which follows it) in every attempt,
+with its own log and an empty bytecode prefix; afterwards the verdict is a ``mounted_proof``
+transcript event (status, coverage, mounted hash, problems). ``shadowed`` or ``mismatch``
+(a copy of the runtime from elsewhere, other bytes, stale bytecode) makes the attempt infra
+like drift, so the run stops; ``unavailable`` (no probed process) is recorded, not hidden.
 """
 
 from __future__ import annotations
@@ -26,7 +33,10 @@ from pairbench.store._atomic import write_atomic
 from pairbench.store._run_dir import RunDir
 
 if TYPE_CHECKING:  # pairbench.source loads only for runs that have revision arms
+    from pairbench.proof import MountVerdict, ProbeInstall
+    from pairbench.schedule._plan import TrialKey
     from pairbench.source import Worktree
+    from pairbench.store._transcript import Transcript
 
 
 @dataclass(frozen=True)
@@ -41,20 +51,80 @@ class Revision:
     """The build's environment folder (empty when the source declares no build)."""
     worktree: Worktree
     """The checkout (its manifest, its cache), for re-hashing and removal."""
+    probe: ProbeInstall | None = None
+    """The mounted-byte probe (``proof:``), installed once for the arm."""
 
-    def env(self) -> dict[str, str]:
-        """What the arm's agent gets in its environment."""
-        return {
+    def env(self, folder: Path) -> dict[str, str]:
+        """What the arm's agent gets in its environment for an attempt whose own files (the
+        probe's log, the empty bytecode prefix) go in ``folder``."""
+        out = {
             "PAIRBENCH_SOURCE": str(self.tree),
             "PAIRBENCH_SOURCE_ENV": str(self.env_dir),
             "PAIRBENCH_SOURCE_COMMIT": self.commit,
         }
+        if self.probe is not None:
+            from pairbench.proof import probe_env
+
+            probe = self.probe.model_copy(update={"log_path": str(folder / "mounted.jsonl")})
+            out |= probe_env(probe, folder / "pycache", pythonpath=[self.tree])
+        return out
+
+    def proof(self, folder: Path) -> MountVerdict | None:
+        """The mounted-byte verdict of the attempt whose files are in ``folder``."""
+        if self.probe is None:
+            return None
+        from pairbench.proof import read_mounted, verdict
+
+        mounted = read_mounted(folder / "mounted.jsonl")
+        return verdict(mounted, self.worktree.manifest, self.tree, self.probe.packages)
 
     def drift(self) -> list[str]:
         """The production paths that differ from the manifest now (``[]``: none)."""
         from pairbench.source import rehash
 
         return [str(d) for d in rehash(self.tree, self.worktree.manifest)]
+
+
+def revision_folder(run_dir: RunDir, key: TrialKey, attempt: int) -> Path:
+    """An attempt's own folder for its revision's probe log and bytecode prefix."""
+    name = f"{key.task}.{key.trial}.{attempt}"
+    return run_dir.path / "work" / "_sources" / key.arm / "attempts" / name
+
+
+def revision_broken(revision: Revision, folder: Path, transcript: Transcript) -> str | None:
+    """Why what ran was not the arm's frozen revision (drift, or the mounted-byte proof),
+    or None; the proof's verdict goes in the transcript either way."""
+    drift = revision.drift()
+    if drift:
+        return drift_reason(revision, "during", drift)
+    proof = revision.proof(folder)
+    if proof is None:
+        return None
+    transcript.emit(
+        "mounted_proof",
+        status=proof.status,
+        summary=proof.summary,
+        coverage=proof.coverage,
+        mounted_hash=proof.mounted_hash,
+        manifest_sha256=proof.manifest_sha256,
+        problems=[p.model_dump(mode="json") for p in proof.problems],
+        processes=proof.processes,
+    )
+    if proof.status in ("shadowed", "mismatch"):
+        return (
+            f"mounted-byte proof {proof.status}: arm {revision.arm} did not run its commit "
+            f"{revision.commit[:12]}'s bytes: {proof.summary}. Fix: remove the other copy of "
+            "the runtime (or its stale bytecode) from what the agent imports; start a new run"
+        )
+    return None
+
+
+def drift_reason(revision: Revision, when: str, drift: list[str]) -> str:
+    return (
+        f"source drift {when} the attempt: arm {revision.arm}'s checkout of "
+        f"{revision.commit[:12]} differs from its production manifest: {', '.join(drift)}. "
+        "Fix: nothing may write into the frozen checkout; start a new run"
+    )
 
 
 def _cache_for(repo: Path) -> Path:
@@ -93,7 +163,14 @@ def prepare_revisions(loaded: LoadedExperiment, run_dir: RunDir) -> dict[str, Re
                 _remove_folder(base)
             tree_dir, env_dir = base / "tree", base / "env"
             tree = materialize(repo, wanted.commit, tree_dir, _cache_for(repo), source.production)
-            ready[arm] = Revision(arm, wanted.commit, tree_dir, env_dir, tree)
+            probe = None
+            if source.proof is not None:
+                from pairbench.proof import install_probe
+
+                probe = install_probe(
+                    base / "probe", tree_dir, source.proof.packages, base / "mounted.jsonl"
+                )
+            ready[arm] = Revision(arm, wanted.commit, tree_dir, env_dir, tree, probe)
             harness = overlay_harness(tree, source.harness)
             env_dir.mkdir(parents=True, exist_ok=True)
             record = None

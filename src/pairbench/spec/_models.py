@@ -12,7 +12,7 @@ from pairbench._model import Frozen
 from pairbench.spec._hypotheses import Hypothesis
 from pairbench.spec._ids import SafeId
 from pairbench.spec._report_spec import ReportSpec
-from pairbench.spec._revision import BuildSpec, Commit, Harness, Production
+from pairbench.spec._revision import BuildSpec, Commit, Harness, Production, Proof
 from pairbench.spec._server_identity import ServerPin
 
 MIN_SECRET_CHARS = 8
@@ -270,6 +270,9 @@ class Source(Frozen):
     changes a harness path is flagged in run.json."""
     build: BuildSpec | None = Field(default=None, exclude_if=lambda v: v is None)
     """``repo``: how each arm's checkout is built before it runs."""
+    proof: Proof | None = Field(default=None, exclude_if=lambda v: v is None)
+    """``repo``: prove from inside each trial which of the runtime's files were loaded, and
+    that they are the arm's production bytes (``{kind: python, packages: [minirt]}``)."""
 
     @model_validator(mode="after")
     def _one_kind(self) -> Source:
@@ -278,9 +281,9 @@ class Source(Frozen):
                 "a source is a checkout ('path') or a repository of commits ('repo'): give "
                 "exactly one"
             )
-        if self.path is not None and (self.production or self.harness or self.build):
+        if self.path is not None and (self.production or self.harness or self.build or self.proof):
             raise ValueError(
-                "'production', 'harness' and 'build' are for a 'repo' source: a 'path' "
+                "'production', 'harness', 'build' and 'proof' are for a 'repo' source: a 'path' "
                 "checkout lists 'production_paths'"
             )
         if self.repo is not None and self.production_paths:

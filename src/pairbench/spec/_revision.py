@@ -4,7 +4,7 @@ paths, the one harness every arm runs, the build, and each arm's pinned commit."
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
@@ -92,6 +92,22 @@ class BuildSpec(Frozen):
                 pattern = pattern.removeprefix(root)
             compile_glob(pattern)
         return value
+
+
+class Proof(Frozen):
+    """How pairbench proves which bytes of the runtime a trial's processes really loaded.
+
+    ``kind: python``: a probe on the runtime's ``PYTHONPATH`` records, in every Python process
+    of the trial, the bytes each loader compiled (``pairbench.proof``); a file that is not the
+    arm's production bytes, a declared package loaded from elsewhere or stale bytecode stops
+    the run, and an honest trial reports its coverage (files loaded / production files).
+    """
+
+    kind: Literal["python"] = "python"
+    """The runtime's language (only ``python`` so far)."""
+    packages: Annotated[list[str], Field(min_length=1)]
+    """The runtime's top-level packages, e.g. ``[minirt]``: one imported from outside the
+    checkout is ``shadowed``."""
 
 
 class RevisionSource(Frozen):
