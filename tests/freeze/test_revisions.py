@@ -148,7 +148,7 @@ def test_check_refuses_a_repo_source_named_without_a_commit_and_a_missing_repo(
 
 
 def test_an_old_checkout_source_keeps_its_canonical_form() -> None:
-    from pairbench.spec._models import Source
+    from pairbench.spec._revision import Source
 
     # A checkout source dumps exactly as before the 'repo' kind existed: old hashes stand.
     assert Source(path="runtime", production_paths=["src"]).model_dump(mode="json") == {

@@ -15,7 +15,7 @@ from typing import Any
 
 from pairbench import _registry
 from pairbench._clock import now_iso
-from pairbench._errors import PairbenchError, ResumeRefused, RunDirError
+from pairbench._errors import PairbenchError, ResumeRefused, RunDirError, RunRefused
 from pairbench._process import supervised
 from pairbench._version import __version__
 from pairbench.freeze._identity import run_identities
@@ -27,6 +27,7 @@ from pairbench.runner._context import (
     stored_identities,
 )
 from pairbench.runner._gate import Gate, check_gate
+from pairbench.runner._model_proxy import endpoint_identity, proxy_for_run, sampling_defaults
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._ray import attempt_runner, check_executor
 from pairbench.runner._recover import recover_state
@@ -123,6 +124,7 @@ def _run_info(
             "platform": platform.platform(),
             # A secret's literal value in an arm's env or pinned env: name and SHA-256.
             **stored_identities(run_identities(loaded), exp),
+            **endpoint_identity(exp.proxy),
         },
         started_at=now_iso(),
         executor=executor,
@@ -150,9 +152,13 @@ def _execute(
     with (
         supervised(),  # no process of the run outlives it, even if this process is killed
         revisions_ready(loaded, run_dir, rc),
+        proxy_for_run(loaded.experiment.proxy, run_dir) as proxy,
         attempt_runner(loaded, chosen.name, chosen.address) as runner,
         RunProgress(total, enabled=progress) as bar,
     ):
+        rc.proxy = proxy
+        if proxy is not None:
+            rc.sampling_defaults = sampling_defaults(read_run_info(run_dir))
         for _ in state.done:
             bar.advance_done("", already=True)
         executor = Executor(rc, schedule, state, bar, runner)
@@ -244,6 +250,11 @@ def start_run(
     seed = derive_run_seed(run_id) if run_seed is None else run_seed
     schedule = build_schedule(loaded.experiment, seed, gate.case_set)
     workers = concurrency or loaded.experiment.budget.concurrency
+    if loaded.experiment.proxy is not None and workers != 1:
+        raise RunRefused(
+            f"--concurrency {workers}: a run with a 'proxy' runs one attempt at a time (each "
+            "attempt's model requests are those made while it holds the proxy); drop --concurrency"
+        )
     lock_bytes = gate.lock.to_bytes()
     run_info = _run_info(
         loaded,

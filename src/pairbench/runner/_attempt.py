@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shutil
 import time
 from collections.abc import AsyncIterator
@@ -24,6 +25,7 @@ from pairbench.grading._security import assess_security
 from pairbench.grading._validity import classify_validity
 from pairbench.runner._context import RunContext
 from pairbench.runner._folders import folder_pool, short_tmp
+from pairbench.runner._model_proxy import attempt_env, attempt_evidence, attempt_label
 from pairbench.runner._revisions import drift_reason, revision_broken, revision_folder
 from pairbench.runner._trial_servers import (
     client_config,
@@ -69,6 +71,14 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
                 ran = await _run_agent(prepared)
             finally:  # before grading: a stopped server has written all it will
                 await stop_trial_servers(prepared.started)
+            if exp.proxy is not None and rc.proxy is not None and isinstance(ran, _Ran):
+                # The seed is proven from what reached the model, whatever the agent says.
+                seeding = attempt_evidence(
+                    exp.proxy, rc.proxy, attempt_label(key, attempt), pair.model_seed,
+                    prepared.at.transcript, rc.sampling_defaults,
+                )  # fmt: skip
+                if ran.output is not None:
+                    ran = ran._replace(output=dataclasses.replace(ran.output, seeding=seeding))
             revision = rc.revisions.get(key.arm)
             broken = None
             if revision is not None:
@@ -213,6 +223,9 @@ async def _prepare(
         if isinstance(prepared, Exception):
             raise prepared
         env = prepared
+        if rc.proxy is not None and exp.proxy is not None:
+            rc.proxy.label = attempt_label(key, attempt)
+            env |= attempt_env(exp.proxy, rc.proxy)
         revision = rc.revisions.get(key.arm)
         if revision is not None:
             env |= revision.env(revision_folder(rc.run_dir, key, attempt))

@@ -132,6 +132,10 @@ class RunContext:
     """On Ray: (the node an attempt runs on, the node whose warm servers it uses)."""
     revisions: dict[str, Revision] = field(default_factory=dict)
     """arm -> its git revision, checked out, built and frozen (``_revisions``)."""
+    proxy: Any = None
+    """The run's recording proxy in front of ``proxy.upstream`` (``_model_proxy``), if any."""
+    sampling_defaults: dict[str, Any] | None = None
+    """The proxied server's default sampling (``/props``), shown for parameters never sent."""
 
     def secrets(self) -> dict[str, str]:
         """The run's secrets by name (see :func:`run_secrets`), read from this process's

@@ -1,4 +1,5 @@
-"""Safe ids: the names of arms, tasks and hypotheses, which become path components."""
+"""Safe ids (the names of arms, tasks and hypotheses, which become path components) and
+environment variable names."""
 
 from __future__ import annotations
 
@@ -22,3 +23,17 @@ def _safe_id(value: str) -> str:
 
 
 SafeId = Annotated[str, AfterValidator(_safe_id)]
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _env_name(value: str) -> str:
+    if not _ENV_NAME.match(value):
+        raise ValueError(
+            f"{value!r} is not an environment variable name: use letters, digits and '_', "
+            "not starting with a digit"
+        )
+    return value
+
+
+EnvName = Annotated[str, AfterValidator(_env_name)]

@@ -21,7 +21,7 @@ from pairbench.spec._grader_args import grader_args_problems
 from pairbench.spec._hypotheses import hypothesis_problems
 from pairbench.spec._models import MAX_PLANNED_TRIALS, MAX_TRIALS, Experiment
 from pairbench.spec._secrets import secret_problems
-from pairbench.spec._sources import source_problems
+from pairbench.spec._sources import proxy_problems, source_problems
 from pairbench.spec._yaml import (
     _GROUPS,
     Found,
@@ -70,6 +70,7 @@ def _semantic(
     for i, rel in enumerate(files if isinstance(files, list) else []):
         yield from _named_file(root, ("files", i), rel)
     yield from source_problems(root, data)
+    yield from proxy_problems(data)
     for a, arm in (arms or {}).items():
         yield from _attachments(root, a, _get(arm, ("attachments",)), files)
     first_at: dict[Any, int] = {}

@@ -6,20 +6,20 @@ import functools
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pairbench._model import Frozen
 from pairbench.spec._hypotheses import Hypothesis
-from pairbench.spec._ids import SafeId
+from pairbench.spec._ids import EnvName, SafeId
+from pairbench.spec._proxy import ModelProxy
 from pairbench.spec._report_spec import ReportSpec
-from pairbench.spec._revision import BuildSpec, Commit, Harness, Production, Proof
+from pairbench.spec._revision import ArmSource, Source
 from pairbench.spec._server_identity import ServerPin
 
 MIN_SECRET_CHARS = 8
 """The shortest secret value: a shorter one also matches ordinary text (ids, words,
 numbers), and redacting it there would corrupt the stored records while hiding little."""
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ENV_REF = re.compile(r"^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
@@ -35,17 +35,6 @@ def env_ref(value: str) -> str | None:
     found = _ENV_REF.match(value)
     return found.group(1) if found else None
 
-
-def _env_name(value: str) -> str:
-    if not _ENV_NAME.match(value):
-        raise ValueError(
-            f"{value!r} is not an environment variable name: use letters, digits and '_', "
-            "not starting with a digit"
-        )
-    return value
-
-
-EnvName = Annotated[str, AfterValidator(_env_name)]
 
 MAX_TRIALS = 100_000
 """Trials of one task: past this a typo (an extra digit or ten) would plan a run that never
@@ -239,75 +228,6 @@ class AgentSpec(Frozen):
         return {k: name for k, v in self.env.items() if (name := env_ref(v)) is not None}
 
 
-class Source(Frozen):
-    """A source tree an arm runs (an agent runtime); its identity goes in run.json.
-
-    Either a checkout (``path``: its git commit, dirty flag and the bytes of
-    ``production_paths`` on disk are recorded) or a repository whose commits are the arms
-    (``repo``: each arm names a commit, ``arms.<arm>.source: {name, commit}``; the production
-    hash comes from the commit's git tree, ``pbprod/1``)::
-
-        sources:
-          runtime:
-            repo: ../minirt
-            production: {include: ["minirt/**", pyproject.toml], exclude: ["minirt/tests/**"]}
-            harness: {commit: <40 hex>, paths: ["harness/**"]}
-            build: {command: [python3, harness/build.py, "{venv}"], timeout_s: 300}
-    """
-
-    path: str | None = Field(default=None, exclude_if=lambda v: v is None)
-    """Folder of the checkout, relative to the experiment file."""
-    production_paths: list[str] = Field(default_factory=list)
-    """Paths inside a checkout whose bytes are hashed into the identity (empty: git state
-    only)."""
-    repo: str | None = Field(default=None, exclude_if=lambda v: v is None)
-    """The repository whose commits the arms name, relative to the experiment file; it is
-    only read (never checked out or written)."""
-    production: Production | None = Field(default=None, exclude_if=lambda v: v is None)
-    """``repo``: which paths of each arm's tree are production (the treatment)."""
-    harness: Harness | None = Field(default=None, exclude_if=lambda v: v is None)
-    """``repo``: the harness commit and paths, one for every arm; an arm's commit that
-    changes a harness path is flagged in run.json."""
-    build: BuildSpec | None = Field(default=None, exclude_if=lambda v: v is None)
-    """``repo``: how each arm's checkout is built before it runs."""
-    proof: Proof | None = Field(default=None, exclude_if=lambda v: v is None)
-    """``repo``: prove from inside each trial which of the runtime's files were loaded, and
-    that they are the arm's production bytes (``{kind: python, packages: [minirt]}``)."""
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> Source:
-        if (self.path is None) == (self.repo is None):
-            raise ValueError(
-                "a source is a checkout ('path') or a repository of commits ('repo'): give "
-                "exactly one"
-            )
-        if self.path is not None and (self.production or self.harness or self.build or self.proof):
-            raise ValueError(
-                "'production', 'harness', 'build' and 'proof' are for a 'repo' source: a 'path' "
-                "checkout lists 'production_paths'"
-            )
-        if self.repo is not None and self.production_paths:
-            raise ValueError("a 'repo' source names its production files in 'production'")
-        if self.repo is not None and (self.production is None or self.harness is None):
-            missing = "production" if self.production is None else "harness"
-            raise ValueError(
-                f"a 'repo' source needs '{missing}': which paths are production "
-                "(production: {include: [...]}) and which commit's harness every arm runs "
-                "(harness: {commit: <40 hex>, paths: [...]})"
-            )
-        return self
-
-
-class ArmSource(Frozen):
-    """An arm that runs one commit of a ``repo`` source: ``source: {name: runtime, commit:
-    <40 hex>}`` (``name`` may be left out when the experiment has one ``repo`` source)."""
-
-    name: SafeId | None = Field(default=None, exclude_if=lambda v: v is None)
-    """The ``sources`` entry (a ``repo`` source)."""
-    commit: Commit
-    """The arm's commit, 40 lowercase hex: ``pairbench source pin REF`` prints it."""
-
-
 class Resources(Frozen):
     """What one attempt of an arm asks of a Ray node (``--executor ray``; local ignores it)."""
 
@@ -420,6 +340,9 @@ class Experiment(Frozen):
     """The protocol's stated limits (what this experiment cannot show), one sentence each:
     hashed with the protocol and printed in every report. Left out of the hash when empty."""
     report: ReportSpec = Field(default_factory=ReportSpec, exclude_if=lambda v: v == ReportSpec())
+    proxy: ModelProxy | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The runtime's model server, fronted by pairbench's recording proxy (``ModelProxy``);
+    left out of the hash when absent."""
     """The sections and plots the report shows (``ReportSpec``); left out of the hash when
     not declared."""
 

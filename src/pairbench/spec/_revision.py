@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from pairbench._model import Frozen
 from pairbench.spec._glob import compile_glob
+from pairbench.spec._ids import SafeId
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
@@ -138,3 +139,72 @@ class ArmRevision(Frozen):
 
     commit: Commit
     """The arm's commit, 40 lowercase hex (``pairbench source pin REF`` prints it)."""
+
+
+class Source(Frozen):
+    """A source tree an arm runs (an agent runtime); its identity goes in run.json.
+
+    Either a checkout (``path``: its git commit, dirty flag and the bytes of
+    ``production_paths`` on disk are recorded) or a repository whose commits are the arms
+    (``repo``: each arm names a commit, ``arms.<arm>.source: {name, commit}``; the production
+    hash comes from the commit's git tree, ``pbprod/1``)::
+
+        sources:
+          runtime:
+            repo: ../minirt
+            production: {include: ["minirt/**", pyproject.toml], exclude: ["minirt/tests/**"]}
+            harness: {commit: <40 hex>, paths: ["harness/**"]}
+            build: {command: [python3, harness/build.py, "{venv}"], timeout_s: 300}
+    """
+
+    path: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Folder of the checkout, relative to the experiment file."""
+    production_paths: list[str] = Field(default_factory=list)
+    """Paths inside a checkout whose bytes are hashed into the identity (empty: git state
+    only)."""
+    repo: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The repository whose commits the arms name, relative to the experiment file; it is
+    only read (never checked out or written)."""
+    production: Production | None = Field(default=None, exclude_if=lambda v: v is None)
+    """``repo``: which paths of each arm's tree are production (the treatment)."""
+    harness: Harness | None = Field(default=None, exclude_if=lambda v: v is None)
+    """``repo``: the harness commit and paths, one for every arm; an arm's commit that
+    changes a harness path is flagged in run.json."""
+    build: BuildSpec | None = Field(default=None, exclude_if=lambda v: v is None)
+    """``repo``: how each arm's checkout is built before it runs."""
+    proof: Proof | None = Field(default=None, exclude_if=lambda v: v is None)
+    """``repo``: prove from inside each trial which of the runtime's files were loaded, and
+    that they are the arm's production bytes (``{kind: python, packages: [minirt]}``)."""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Source:
+        if (self.path is None) == (self.repo is None):
+            raise ValueError(
+                "a source is a checkout ('path') or a repository of commits ('repo'): give "
+                "exactly one"
+            )
+        if self.path is not None and (self.production or self.harness or self.build or self.proof):
+            raise ValueError(
+                "'production', 'harness', 'build' and 'proof' are for a 'repo' source: a 'path' "
+                "checkout lists 'production_paths'"
+            )
+        if self.repo is not None and self.production_paths:
+            raise ValueError("a 'repo' source names its production files in 'production'")
+        if self.repo is not None and (self.production is None or self.harness is None):
+            missing = "production" if self.production is None else "harness"
+            raise ValueError(
+                f"a 'repo' source needs '{missing}': which paths are production "
+                "(production: {include: [...]}) and which commit's harness every arm runs "
+                "(harness: {commit: <40 hex>, paths: [...]})"
+            )
+        return self
+
+
+class ArmSource(Frozen):
+    """An arm that runs one commit of a ``repo`` source: ``source: {name: runtime, commit:
+    <40 hex>}`` (``name`` may be left out when the experiment has one ``repo`` source)."""
+
+    name: SafeId | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The ``sources`` entry (a ``repo`` source)."""
+    commit: Commit
+    """The arm's commit, 40 lowercase hex: ``pairbench source pin REF`` prints it."""

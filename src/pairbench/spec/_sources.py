@@ -130,3 +130,21 @@ def source_problems(root: Path, data: Mapping[str, Any]) -> Iterator[Found]:
                     rel = _get(sources[runs], ("repo",))
                     where = ("arms", a, "source", "commit")
                     yield where, f"repository '{rel}' {why}", _PIN.format(repo=rel)
+
+
+def proxy_problems(data: Mapping[str, Any]) -> Iterator[Found]:
+    """``proxy:`` tells one attempt's model requests from another's by which attempt holds
+    the proxy, so it needs attempts one at a time."""
+    if not isinstance(data.get("proxy"), dict):
+        return
+    concurrency = _get(data, ("budget", "concurrency"))
+    if concurrency != 1:
+        where: tuple[Part, ...] = (
+            ("budget", "concurrency") if concurrency is not None else ("proxy",)
+        )
+        yield (
+            where,
+            "a run with a 'proxy' runs one attempt at a time (each attempt's model requests are "
+            f"the ones made while it holds the proxy), but concurrency is {concurrency or 4}",
+            "set budget: {concurrency: 1}",
+        )
