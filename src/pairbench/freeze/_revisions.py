@@ -8,9 +8,48 @@ what runs). Between arms: the production paths that differ, which is the treatme
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from pairbench.spec._load import LoadedExperiment
+from pairbench.spec._revision import BuildSpec, Harness, Production, Proof
+
+
+class RevisionArm(NamedTuple):
+    """An arm that runs a commit of a ``repo`` source, with what that source declares."""
+
+    arm: str
+    source: str
+    """The ``sources`` entry."""
+    commit: str
+    repo: Path
+    """The repository, absolute."""
+    production: Production
+    harness: Harness
+    build: BuildSpec | None
+    proof: Proof | None
+
+
+def revision_arms(loaded: LoadedExperiment) -> list[RevisionArm]:
+    """Every arm naming a commit, in declared order (``[]`` for most experiments)."""
+    exp = loaded.experiment
+    out = []
+    for arm in exp.arms:
+        found = exp.revision_of(arm)
+        if found is None:
+            continue
+        name, source, wanted = found
+        # A 'repo' source validates only with a repo, production and harness.
+        assert source.repo is not None and source.production is not None
+        assert source.harness is not None
+        repo = (loaded.root / source.repo).resolve()
+        out.append(
+            RevisionArm(
+                arm, name, wanted.commit, repo, source.production, source.harness,
+                source.build, source.proof,
+            )
+        )  # fmt: skip
+    return out
 
 
 def revision_identities(loaded: LoadedExperiment) -> dict[str, Any]:
@@ -18,31 +57,23 @@ def revision_identities(loaded: LoadedExperiment) -> dict[str, Any]:
     commit (so the identities of every other experiment are as they were)."""
     from pairbench.source import diff_manifests, harness_changes, production_manifest
 
-    exp = loaded.experiment
     arms: dict[str, Any] = {}
     manifests = {}
-    for arm in exp.arms:
-        found = exp.revision_of(arm)
-        if found is None:
-            continue
-        name, source, wanted = found
-        assert source.repo is not None and source.production is not None
-        assert source.harness is not None  # a 'repo' source validates with both
-        repo = (loaded.root / source.repo).resolve()
-        production = source.production
-        manifest = production_manifest(repo, wanted.commit, production.include, production.exclude)
-        manifests[arm] = manifest
-        harness = source.harness
+    for r in revision_arms(loaded):
+        include, exclude = r.production.include, r.production.exclude
+        manifest = production_manifest(r.repo, r.commit, include, exclude)
+        manifests[r.arm] = manifest
+        harness = r.harness
         # An arm's tree may lack the harness (an older commit): nothing of it would run, so
         # only harness files the arm's commit adds or changes are flagged.
         changed = [
             f"{c.path} ({c.change})"
-            for c in harness_changes(repo, harness.commit, wanted.commit, harness.paths)
+            for c in harness_changes(r.repo, harness.commit, r.commit, harness.paths)
             if c.change != "removed"
         ]
-        arms[arm] = {
-            "source": name,
-            "commit": wanted.commit,
+        arms[r.arm] = {
+            "source": r.source,
+            "commit": r.commit,
             "production_scheme": manifest.scheme,
             "production_sha256": manifest.sha256,
             "production_files": len(manifest.entries),

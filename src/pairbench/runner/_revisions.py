@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pairbench.freeze._revisions import revision_arms
 from pairbench.spec._load import LoadedExperiment
 from pairbench.store._atomic import write_atomic
 from pairbench.store._run_dir import RunDir
@@ -147,35 +148,28 @@ def prepare_revisions(loaded: LoadedExperiment, run_dir: RunDir) -> dict[str, Re
         remove_worktree,
     )
 
-    exp = loaded.experiment
     ready: dict[str, Revision] = {}
     try:
-        for arm in exp.arms:
-            found = exp.revision_of(arm)
-            if found is None:
-                continue
-            _name, source, wanted = found
-            assert source.repo is not None and source.production is not None
-            assert source.harness is not None
-            repo = (loaded.root / source.repo).resolve()
+        for r in revision_arms(loaded):
+            arm = r.arm
             base = run_dir.path / "work" / "_sources" / arm
             if base.exists():  # a resumed run: its earlier checkout is not trusted
                 _remove_folder(base)
             tree_dir, env_dir = base / "tree", base / "env"
-            tree = materialize(repo, wanted.commit, tree_dir, _cache_for(repo), source.production)
+            tree = materialize(r.repo, r.commit, tree_dir, _cache_for(r.repo), r.production)
             probe = None
-            if source.proof is not None:
+            if r.proof is not None:
                 from pairbench.proof import install_probe
 
                 probe = install_probe(
-                    base / "probe", tree_dir, source.proof.packages, base / "mounted.jsonl"
+                    base / "probe", tree_dir, r.proof.packages, base / "mounted.jsonl"
                 )
-            ready[arm] = Revision(arm, wanted.commit, tree_dir, env_dir, tree, probe)
-            harness = overlay_harness(tree, source.harness)
+            ready[arm] = Revision(arm, r.commit, tree_dir, env_dir, tree, probe)
+            harness = overlay_harness(tree, r.harness)
             env_dir.mkdir(parents=True, exist_ok=True)
             record = None
-            if source.build is not None:
-                record = build(tree_dir, source.build, env_dir, log=base / "build.log")
+            if r.build is not None:
+                record = build(tree_dir, r.build, env_dir, log=base / "build.log")
             freeze_readonly(tree_dir)
             stored = run_dir.path / "sources" / arm
             stored.mkdir(parents=True, exist_ok=True)
@@ -184,7 +178,7 @@ def prepare_revisions(loaded: LoadedExperiment, run_dir: RunDir) -> dict[str, Re
                 tree.manifest.model_dump_json(indent=2).encode("utf-8") + b"\n",
             )
             info: dict[str, object] = {
-                "harness_commit": source.harness.commit,
+                "harness_commit": r.harness.commit,
                 "harness_files": harness,
             }
             if record is not None:

@@ -53,7 +53,7 @@ _COUNT = ("transport_failures",)
 _CALLS = ("row", "client_ms", "server_ms", "tool", "cold_start_ms")
 CALL_TOOL = "call_tool"
 """The categories of ``calls["tool"]``: the tools' ``server.tool`` names."""
-_REQ_FLOAT = (
+REQUEST_NUMBERS = (
     "prompt_tokens",
     "completion_tokens",
     "latency_ms",
@@ -62,7 +62,7 @@ _REQ_FLOAT = (
     "generation_per_second",
 )
 _REQ_DIGEST = ("body", "reply")
-_REQUESTS = ("row", "ok", *_REQ_FLOAT, *_REQ_DIGEST)
+_REQUESTS = ("row", "ok", *REQUEST_NUMBERS, *_REQ_DIGEST)
 """The model requests' columns: ``row``, ``ok``, numbers (NaN: not recorded) and the two
 digests (the first 64 bits of each SHA-256 as an int64; 0: not recorded)."""
 
@@ -110,7 +110,7 @@ def _add_absent_call_columns(
 def _no_requests() -> dict[str, npt.NDArray[Any]]:
     """The requests of a table written before they were kept: none."""
     out: dict[str, npt.NDArray[Any]] = {"row": np.zeros(0, np.int64), "ok": np.zeros(0, np.bool_)}
-    out |= {k: np.zeros(0, np.float64) for k in _REQ_FLOAT}
+    out |= {k: np.zeros(0, np.float64) for k in REQUEST_NUMBERS}
     return out | {k: np.zeros(0, np.int64) for k in _REQ_DIGEST}
 
 
@@ -123,7 +123,7 @@ def _digest(hex_prefix: str | None) -> int:
 
 
 def _check_requests(requests: Mapping[str, npt.NDArray[Any]], n: int) -> None:
-    kinds = {"row": "i", "ok": "b"} | dict.fromkeys(_REQ_FLOAT, "f")
+    kinds = {"row": "i", "ok": "b"} | dict.fromkeys(REQUEST_NUMBERS, "f")
     kinds |= dict.fromkeys(_REQ_DIGEST, "i")
     lengths = {len(requests.get(k, ())) for k in _REQUESTS}
     if len(lengths) != 1 or any(
@@ -283,7 +283,7 @@ class TrialTable:
             "row": np.array([i for i, _ in flat], dtype=np.int64),
             "ok": np.array([q.ok for _, q in flat], dtype=np.bool_),
         }
-        for name in _REQ_FLOAT:
+        for name in REQUEST_NUMBERS:
             values = [getattr(q, name) for _, q in flat]
             out[name] = np.array([math.nan if v is None else v for v in values], np.float64)
         for name in _REQ_DIGEST:

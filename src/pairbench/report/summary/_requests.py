@@ -9,15 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from pairbench.report.summary._frame import Frame
+from pairbench.store._table import REQUEST_NUMBERS
 
-QUANTITIES = (
-    "prompt_tokens",
-    "completion_tokens",
-    "latency_ms",
-    "first_token_ms",
-    "prompt_per_second",
-    "generation_per_second",
-)
+QUANTITIES = REQUEST_NUMBERS
+"""The per-request numbers the table keeps, each summarised per arm."""
 
 
 def _spread(values: npt.NDArray[np.float64]) -> dict[str, Any]:
