@@ -99,7 +99,7 @@ def plan_data(file: Path, run_seed: int, *, power: bool = False) -> dict[str, An
     data: dict[str, Any] = {
         "experiment": exp.id,
         "run_seed": run_seed,
-        "order_policy": exp.order,
+        "order_policy": exp.order_policy,
         "arms": list(exp.arms),
         "pairs": len(schedule.pairs),
         "planned_trials": schedule.attempts,

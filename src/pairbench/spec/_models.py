@@ -363,6 +363,20 @@ class Task(Frozen):
     """``held-out`` tasks run only under a lock that verifies (``run --case-set held-out``)."""
 
 
+class CampaignOrder(Frozen):
+    """``order: {block: campaign}``: arms run in campaigns, not arm after arm per task.
+
+    A campaign is one arm's complete run of every task of one trial index, in declared
+    order (the locked scenario order, identical for every arm); a campaign pair is one
+    trial index across the arms. Within a pair one arm's campaign runs whole, then the
+    other's. Campaigns run one attempt at a time (``budget.concurrency: 1``), as a
+    screening pair (``run --stage screening``) or from an approved plan (``run --plan``).
+    """
+
+    block: Literal["campaign"]
+    """``campaign``: the only block there is."""
+
+
 class Budget(Frozen):
     """Time, concurrency and money limits."""
 
@@ -392,7 +406,9 @@ class Experiment(Frozen):
     protocol: str | None = None
     """Path of the protocol document (hashed with every other named file)."""
     trials: int = Field(default=1, ge=1, le=MAX_TRIALS)
-    order: Literal["alternate", "randomized"] = "alternate"
+    order: Literal["alternate", "randomized"] | CampaignOrder = "alternate"
+    """Each pair's arm order: ``alternate`` (rotated per pair), ``randomized`` (a seeded
+    permutation per pair), or ``{block: campaign}`` (``CampaignOrder``)."""
     budget: Budget = Field(default_factory=Budget)
     infra: InfraPolicy = Field(default_factory=InfraPolicy)
     files: list[str] = Field(default_factory=list)
@@ -419,6 +435,17 @@ class Experiment(Frozen):
     report: ReportSpec = Field(default_factory=ReportSpec, exclude_if=lambda v: v == ReportSpec())
     """The sections and plots the report shows (``ReportSpec``); left out of the hash when
     not declared."""
+
+    @property
+    def campaigns(self) -> bool:
+        """Whether the arms run in campaigns (``order: {block: campaign}``)."""
+        return isinstance(self.order, CampaignOrder)
+
+    @property
+    def order_policy(self) -> str:
+        """The order's name as run.json records it: ``alternate``, ``randomized`` or
+        ``campaign``."""
+        return "campaign" if isinstance(self.order, CampaignOrder) else self.order
 
     def agents(self) -> list[AgentSpec]:
         """Every agent spec the experiment holds: the experiment's, then each arm's own."""
