@@ -200,3 +200,14 @@ def test_an_infra_retry_runs_in_place_before_the_next_attempt(tmp_path: Path) ->
             if (arm, task) == ("candidate", "t0"):  # the server failed once: retried here
                 expected.append((f"{arm}/{task}/0", 2))
     assert started == expected
+
+
+def test_other_runs_keep_run_json_without_stage_plan_or_campaigns(tmp_path: Path) -> None:
+    exp = campaign_experiment(tmp_path)
+    text = exp.read_text(encoding="utf-8").replace("order: {block: campaign}\n", "")
+    exp.write_text(text, encoding="utf-8")
+    outcome = start_run(exp, tmp_path / "runs", run_seed=1)
+    assert outcome.status == "complete"
+    info = json.loads((outcome.run_dir / "run.json").read_text(encoding="utf-8"))
+    assert not {"stage", "plan"} & set(info) and "campaigns" not in info["schedule"]
+    assert info["order_policy"] == "alternate"
