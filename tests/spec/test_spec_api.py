@@ -10,6 +10,7 @@ def test_public_names() -> None:
         "AgentSpec",
         "Arm",
         "Budget",
+        "CampaignOrder",
         "Experiment",
         "GraderRef",
         "Hypothesis",

@@ -12,6 +12,7 @@ from rich.table import Table
 from pairbench._errors import SpecError
 from pairbench.agents._simulated import expected_discordance
 from pairbench.cli._app import app, out, user_errors
+from pairbench.cli._plan_confirmation import check_options, confirmation
 from pairbench.schedule import build_schedule
 from pairbench.spec import Experiment, load_experiment
 
@@ -99,7 +100,7 @@ def plan_data(file: Path, run_seed: int, *, power: bool = False) -> dict[str, An
     data: dict[str, Any] = {
         "experiment": exp.id,
         "run_seed": run_seed,
-        "order_policy": exp.order,
+        "order_policy": exp.order_policy,
         "arms": list(exp.arms),
         "pairs": len(schedule.pairs),
         "planned_trials": schedule.attempts,
@@ -160,13 +161,32 @@ def _print_power(power: dict[str, Any]) -> None:
 @user_errors
 def plan(
     file: Path = typer.Argument(..., help="The experiment.yaml to plan."),
-    run_seed: int = typer.Option(0, help="Run seed the schedule is shown for."),
+    run_seed: int | None = typer.Option(
+        None,
+        help="Run seed the schedule is shown for (default 0); with --stage confirmation, the "
+        "confirmation run's seed (default: derived from the screening run ID and N).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
     power: bool = typer.Option(
         False,
         "--power",
         help="Also print the pairs each declared comparison gets and a table of pairs needed "
         "(exact McNemar, alpha 0.05, power 0.8) with the power this schedule reaches.",
+    ),
+    stage: str | None = typer.Option(
+        None,
+        "--stage",
+        help="confirmation: plan a confirmation run of a campaign experiment from its "
+        "screening run (needs --pairs and --screening).",
+    ),
+    pairs: int | None = typer.Option(
+        None, "--pairs", min=1, help="Campaign pairs the confirmation plan declares."
+    ),
+    screening: Path | None = typer.Option(
+        None, "--screening", help="The completed screening run directory the plan builds on."
+    ),
+    write: Path | None = typer.Option(
+        None, "--write", help="Write the plan to this new file (never overwritten)."
     ),
 ) -> None:
     """Print the schedule (pairs, seeds, arm order), the projected cost and the ceiling check.
@@ -180,10 +200,23 @@ def plan(
     the discordant share and ratio its declared settings imply (a seeded Monte Carlo with
     the agent's own draw function over 4000 seeded pairs).
 
+    With `--stage confirmation` (an experiment with order {block: campaign}): a plan of
+    `--pairs N` campaign pairs from the `--screening` run: N, the balanced seeded campaign
+    order, the wall-time estimate from the screening campaigns (and the bound from the trial
+    timeout) and the smallest attainable p for N. `--write plan.json` stores it for
+    `pairbench approve`; `pairbench run --plan plan.json` runs it once approved.
+
     Example:
 
         pairbench plan experiment.yaml --run-seed 7 --power --json
+        pairbench plan experiment.yaml --stage confirmation --pairs 6 \
+            --screening runs/rra-20261129T150000Z-1a2b3c --write plan.json
     """
+    if check_options(stage, pairs, screening, write):
+        assert pairs is not None and screening is not None  # check_options insists
+        confirmation(file, pairs, screening, write=write, run_seed=run_seed, as_json=as_json)
+        return
+    run_seed = 0 if run_seed is None else run_seed
     data = plan_data(file, run_seed, power=power)
     if as_json:
         out.print_json(json.dumps(data))

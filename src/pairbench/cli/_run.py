@@ -16,6 +16,7 @@ from pairbench.cli._app import app, err, out, user_errors
 from pairbench.cli._table import print_outcomes
 from pairbench.report import write_report
 from pairbench.runner import RunOutcome, resume_run, start_run
+from pairbench.schedule import Schedule
 from pairbench.store._lock import hold_writer_locks
 
 
@@ -30,6 +31,15 @@ def finish(outcome: RunOutcome) -> None:
         raise typer.Exit(130)
     if not outcome.complete:
         raise typer.Exit(1)
+
+
+def announce_campaigns(schedule: Schedule) -> None:
+    """Print a campaign run's recorded execution order (run.json holds it already)."""
+    if not schedule.campaigns:
+        return
+    err.print(f"{len(schedule.campaigns)} campaigns, one attempt at a time, in this order:")
+    for campaign in schedule.campaigns:
+        err.print(f"  {campaign.id}: {' → '.join(campaign.tasks)}")
 
 
 class ModelServer(StrEnum):
@@ -94,6 +104,18 @@ def run(
         help="local: serve the local model (pairbench model install) at the openai agent's "
         "base_url for the run's length; concurrency is capped at its slots.",
     ),
+    stage: str | None = typer.Option(
+        None,
+        "--stage",
+        help="screening: one campaign pair of an experiment with order {block: campaign}, "
+        "its order drawn from the run seed; reported without p values.",
+    ),
+    plan: Path | None = typer.Option(
+        None,
+        "--plan",
+        help="An approved confirmation plan (pairbench approve): runs its pairs, seed and "
+        "campaign order; refused if unapproved, edited, or for another experiment.",
+    ),
 ) -> None:
     """Start a new run (a new run ID every time) and write its report.
 
@@ -103,11 +125,17 @@ def run(
     agent's base_url names, and its identity (model sha256, llama.cpp build) goes into
     run.json and the report.
 
+    An experiment with order {block: campaign} runs one attempt at a time, as a screening
+    pair (--stage screening) or from an approved plan (--plan); the campaigns' order is
+    written to run.json and printed before the first attempt.
+
     Example:
 
         pairbench run experiment.yaml --runs-dir runs --run-seed 7
         pairbench run experiment.yaml --executor ray --address ray://head:10001
         pairbench run experiment.yaml --model-server local
+        pairbench run experiment.yaml --stage screening
+        pairbench run experiment.yaml --plan plan.json
     """
     # One writer from start to exit: the run's lock is still held while its report is written.
     with hold_writer_locks(), serving(file, model_server, concurrency) as (served, workers):
@@ -124,6 +152,9 @@ def run(
                 executor=executor,
                 ray_address=address,
                 model_server=served,
+                stage=stage,
+                plan=plan,
+                announce=announce_campaigns,
             )
         )
 

@@ -8,7 +8,7 @@ import functools
 import hashlib
 import platform
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from pairbench.runner._ray import attempt_runner, check_executor
 from pairbench.runner._recover import recover_state
 from pairbench.runner._revisions import prepare_revisions, release_revisions
 from pairbench.runner._run import Executor, RunState, run_with_signals
+from pairbench.runner._stages import StagedRun, stage_run
 from pairbench.schedule._plan import Schedule, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
 from pairbench.spec._load import LoadedExperiment, load_experiment
@@ -88,6 +89,7 @@ def _run_info(
     gate: Gate,
     executor: ExecutorRef,
     model_server: Mapping[str, Any] | None = None,
+    staged: StagedRun | None = None,
 ) -> RunInfo:
     """run.json, written once with the run folder (status and the rest: journal events)."""
     exp = loaded.experiment
@@ -134,6 +136,8 @@ def _run_info(
         lock_verified=gate.lock_verified,
         accepted_harness_change=gate.accepted_harness_change,
         model_server=dict(model_server) if model_server is not None else None,
+        stage=staged.stage if staged is not None else None,
+        plan=staged.plan if staged is not None else None,
     )
 
 
@@ -220,6 +224,9 @@ def start_run(
     executor: str = "local",
     ray_address: str | None = None,
     model_server: Mapping[str, Any] | None = None,
+    stage: str | None = None,
+    plan: Path | None = None,
+    announce: Callable[[Schedule], None] | None = None,
 ) -> RunOutcome:
     """Run an experiment in a new run directory (a new run ID every time).
 
@@ -230,12 +237,29 @@ def start_run(
     ``model_server`` is the identity of the local model server the run uses
     (``pairbench.model.identity``), recorded in run.json and named by the report.
 
+    An experiment with ``order: {block: campaign}`` runs as ``stage="screening"`` (one
+    campaign pair) or from an approved confirmation ``plan`` (its pairs, seed and order),
+    one attempt at a time (``runner._stages``); run.json records the stage, the plan's
+    hash and approval, and the campaigns in the order they run. ``announce`` is called
+    with the schedule once run.json is written, before the first attempt.
+
     **Usage**::
 
         outcome = start_run(Path("experiment.yaml"), Path("runs"), run_seed=1)
         outcome.run_dir, outcome.status
+        start_run(Path("rra/experiment.yaml"), stage="screening")
+        start_run(Path("rra/experiment.yaml"), plan=Path("plan.json"))
     """
     loaded = experiment if isinstance(experiment, LoadedExperiment) else load_experiment(experiment)
+    # Before anything is made or read: a refused stage or plan leaves no trace in runs_dir.
+    staged = stage_run(
+        loaded,
+        stage=stage,
+        plan=plan,
+        run_seed=run_seed,
+        concurrency=concurrency,
+        case_set=case_set,
+    )
     check_executor(loaded, executor, ray_address)
     # Before the gate, which reads every run.json here: a dead run's unnamed folder is none.
     RunDir.clear_abandoned(runs_dir)
@@ -247,9 +271,17 @@ def start_run(
         new_sitting=new_sitting,
     )
     run_id = new_run_id(loaded.experiment.id)
+    if staged.run_seed is not None:
+        run_seed = staged.run_seed
     seed = derive_run_seed(run_id) if run_seed is None else run_seed
-    schedule = build_schedule(loaded.experiment, seed, gate.case_set)
-    workers = concurrency or loaded.experiment.budget.concurrency
+    schedule = build_schedule(
+        loaded.experiment,
+        seed,
+        gate.case_set,
+        run_id=run_id,
+        campaign_order=staged.campaign_order,
+    )
+    workers = staged.concurrency or concurrency or loaded.experiment.budget.concurrency
     if loaded.experiment.proxy is not None and workers != 1:
         raise RunRefused(
             f"--concurrency {workers}: a run with a 'proxy' runs one attempt at a time (each "
@@ -264,6 +296,7 @@ def start_run(
         gate,
         ExecutorRef(name=executor, address=ray_address),
         model_server,
+        staged,
     )
     # The planned order is on disk before the first attempt starts: the folder appears under
     # its name only with its plan and lock in it, and with this process as its writer.
@@ -278,6 +311,8 @@ def start_run(
             )
         )
         journal.close()
+        if announce is not None:
+            announce(schedule)
         return _execute(
             loaded, run_dir, run_id, schedule, run_info.executor, RunState(), workers, progress
         )

@@ -1,5 +1,9 @@
 """Executing a schedule: pairs concurrently, arms of a pair in planned order, attempts kept.
 
+A schedule with campaigns (``order: {block: campaign}``) runs instead one attempt at a
+time, in its recorded execution order: campaign after campaign, an infra retry in place
+before the next attempt (``Executor.campaigns``).
+
 The concurrency limit counts agent attempts in flight (:class:`AttemptSlots`), not pairs: a
 pair takes a slot per arm, so the slot it frees between its arms, and the slots idle in the
 tail, go to other pairs. Records reach the disk through a group commit (``_commit.py``):
@@ -263,6 +267,20 @@ class Executor:
         finally:
             let_the_next_pair_open()
 
+    async def campaigns(self) -> None:
+        """Every trial in the schedule's execution order, one attempt at a time.
+
+        A trial's infra retry runs in place (``_trial`` loops), before the next trial; a
+        resume skips the trials already done and keeps the order of the rest.
+        """
+        slots = AttemptSlots(1)
+        pairs = {(pair.task, pair.trial): pair for pair in self.schedule.pairs}
+        keys = [key for key in self.schedule.execution() if key not in self.state.done]
+        for index, key in enumerate(keys):
+            if self.state.stop_reason is not None:
+                return
+            await self._trial(key, pairs[(key.task, key.trial)], slots, len(keys) - index)
+
     async def execute(self, concurrency: int) -> None:
         """Run the schedule with at most ``concurrency`` attempts in flight.
 
@@ -283,6 +301,9 @@ class Executor:
                 failures.append(error)  # the feeder stops opening pairs and raises it
 
         async with warm_servers(self.rc, self.journal):
+            if self.schedule.campaigns:
+                await self.campaigns()  # one at a time, whatever the concurrency
+                return
             try:
                 for pair in self.schedule.pairs:
                     if all(key in self.state.done for key in pair.trial_keys()):

@@ -16,11 +16,21 @@ from pairbench.schedule._confirmation import (
     plan_problems,
     plan_sha256,
 )
-from pairbench.schedule._plan import Pair, Schedule, TrialKey, build_schedule
+from pairbench.schedule._plan import (
+    Campaign,
+    Pair,
+    Schedule,
+    TrialKey,
+    build_schedule,
+    campaign_id,
+    campaign_schedule,
+    screening_order,
+)
 from pairbench.schedule._seeds import derive_run_seed, derive_seed, model_seed
 
 __all__ = [
     "Approval",
+    "Campaign",
     "ConfirmationPlan",
     "Pair",
     "PlanError",
@@ -30,6 +40,8 @@ __all__ = [
     "approve",
     "build_confirmation_plan",
     "build_schedule",
+    "campaign_id",
+    "campaign_schedule",
     "confirmation_order",
     "derive_run_seed",
     "derive_seed",
@@ -38,5 +50,6 @@ __all__ = [
     "plan_sha256",
     "read_plan",
     "require_approved",
+    "screening_order",
     "write_plan",
 ]

@@ -6,19 +6,19 @@ from pairbench.spec._load import LoadedExperiment, Problem, check_experiment, lo
 from pairbench.spec._models import (
     AgentSpec,
     Arm,
-    Budget,
     Experiment,
     GraderRef,
-    InfraPolicy,
     McpServer,
     Task,
     Tools,
 )
+from pairbench.spec._policies import Budget, CampaignOrder, InfraPolicy
 
 __all__ = [
     "AgentSpec",
     "Arm",
     "Budget",
+    "CampaignOrder",
     "Experiment",
     "GraderRef",
     "Hypothesis",

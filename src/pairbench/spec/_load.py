@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from pairbench._errors import SpecError
 from pairbench._registry import load, names
 from pairbench.agents._settings import settings_problems
+from pairbench.spec._campaign import campaign_problems
 from pairbench.spec._canonical import canonical_hash
 from pairbench.spec._commands import command_problems
 from pairbench.spec._explain import _model_problems
@@ -56,6 +57,7 @@ def _semantic(
         yield ("arms",), f"needs at least 2 arms (found {len(arms)})", "add an arm to compare with"
     yield from _comparisons(data.get("comparisons"), arms)
     yield from _planned(data, arms)
+    yield from campaign_problems(data)
     yield from hypothesis_problems(data)
     agents: list[tuple[tuple[Part, ...], Any]] = [(("agent",), data.get("agent"))]
     agents += [(("arms", a, "agent"), _get(arm, ("agent",))) for a, arm in (arms or {}).items()]

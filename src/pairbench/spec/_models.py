@@ -11,6 +11,11 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pairbench._model import Frozen
 from pairbench.spec._hypotheses import Hypothesis
 from pairbench.spec._ids import EnvName, SafeId
+from pairbench.spec._policies import (
+    Budget,
+    CampaignOrder,
+    InfraPolicy,
+)
 from pairbench.spec._proxy import ModelProxy
 from pairbench.spec._report_spec import ReportSpec
 from pairbench.spec._revision import ArmSource, Source
@@ -39,11 +44,6 @@ def env_ref(value: str) -> str | None:
 MAX_TRIALS = 100_000
 """Trials of one task: past this a typo (an extra digit or ten) would plan a run that never
 ends; ``check`` says so instead."""
-MAX_TIMEOUT_S = 86_400.0
-"""The longest trial timeout: a day. Longer is a unit slip (milliseconds for seconds)."""
-MAX_CONCURRENCY = 10_000
-"""Agent attempts in flight at once: each holds processes and files open, so far past this
-a run fails on the machine's limits before it gets any faster."""
 MAX_PLANNED_TRIALS = 1_000_000
 """Trials of a whole run (arms x each task's trials): the scale a report is measured at
 (README, "The trial table"); a bigger plan is refused by ``check``, not found to hang."""
@@ -286,26 +286,6 @@ class Task(Frozen):
     """``held-out`` tasks run only under a lock that verifies (``run --case-set held-out``)."""
 
 
-class Budget(Frozen):
-    """Time, concurrency and money limits."""
-
-    trial_timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
-    concurrency: int = Field(default=4, ge=1, le=MAX_CONCURRENCY)
-    """Agent attempts in flight at once. The arms of a pair still run one after the other, in
-    the pair's planned order; a slot a pair frees between its arms goes to another pair."""
-    cost_ceiling_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    """Hard ceiling; the run stops (remaining trials ``not_run``) before crossing it."""
-    cost_per_trial_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    """The per-attempt cost estimate the projection uses."""
-
-
-class InfraPolicy(Frozen):
-    """What happens when the harness, not the agent, fails."""
-
-    retries: int = Field(default=1, ge=0, le=1)
-    """Retries of an infra-failed trial (kept under ``infra/``); one more failure stops the run."""
-
-
 class Experiment(Frozen):
     """A frozen protocol: arms, tasks, trials per task and policies."""
 
@@ -315,7 +295,9 @@ class Experiment(Frozen):
     protocol: str | None = None
     """Path of the protocol document (hashed with every other named file)."""
     trials: int = Field(default=1, ge=1, le=MAX_TRIALS)
-    order: Literal["alternate", "randomized"] = "alternate"
+    order: Literal["alternate", "randomized"] | CampaignOrder = "alternate"
+    """Each pair's arm order: ``alternate`` (rotated per pair), ``randomized`` (a seeded
+    permutation per pair), or ``{block: campaign}`` (``CampaignOrder``)."""
     budget: Budget = Field(default_factory=Budget)
     infra: InfraPolicy = Field(default_factory=InfraPolicy)
     files: list[str] = Field(default_factory=list)
@@ -345,6 +327,17 @@ class Experiment(Frozen):
     left out of the hash when absent."""
     """The sections and plots the report shows (``ReportSpec``); left out of the hash when
     not declared."""
+
+    @property
+    def campaigns(self) -> bool:
+        """Whether the arms run in campaigns (``order: {block: campaign}``)."""
+        return isinstance(self.order, CampaignOrder)
+
+    @property
+    def order_policy(self) -> str:
+        """The order's name as run.json records it: ``alternate``, ``randomized`` or
+        ``campaign``."""
+        return "campaign" if isinstance(self.order, CampaignOrder) else self.order
 
     def agents(self) -> list[AgentSpec]:
         """Every agent spec the experiment holds: the experiment's, then each arm's own."""

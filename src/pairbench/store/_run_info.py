@@ -12,11 +12,12 @@ Runs written by earlier versions (``pairbench.run/1``) kept ``status``, ``ended_
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from pairbench._model import Frozen
+from pairbench.schedule._confirmation import Approval
 from pairbench.schedule._plan import Schedule
 
 RUN_SCHEMA = "pairbench.run/2"
@@ -55,6 +56,21 @@ class Policies(Frozen):
 
     budget: dict[str, Any]
     infra: dict[str, Any]
+
+
+class PlanRef(Frozen):
+    """The approved confirmation plan a run follows (``pairbench run --plan``)."""
+
+    file: str
+    """The plan file's path as given."""
+    sha256: str
+    """``plan_sha256`` of the plan: its canonical JSON without the approval."""
+    approval: Approval
+    """Who approved that hash, and when."""
+    screening_run: str
+    """The screening run the plan's estimates come from."""
+    n_pairs: int = Field(ge=1)
+    """The campaign pairs the plan declares (the run's trial indices 0..n-1)."""
 
 
 class RunInfo(Frozen):
@@ -115,6 +131,13 @@ class RunInfo(Frozen):
     """The local model server's identity (``pairbench.model.identity``: GGUF sha256 and
     header, llama.cpp package, binary sha256 and CMake flags, serve parameters, /props) when
     the run used one (``--model-server local``)."""
+    stage: Literal["screening", "confirmation"] | None = Field(
+        default=None, exclude_if=lambda v: v is None
+    )
+    """A campaign experiment's stage: ``screening`` (one pair, no p value) or
+    ``confirmation`` (an approved plan's pairs); left out for other runs."""
+    plan: PlanRef | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The approved plan a confirmation run follows; left out for other runs."""
 
     def encode(self) -> bytes:
         """run.json's bytes: sorted keys, two-space indent, one trailing newline."""

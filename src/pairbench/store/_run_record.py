@@ -115,6 +115,10 @@ class RunRecord(_Shape):
     header, llama.cpp package, binary sha256 and CMake flags, serve parameters, /props) when
     the run used one (``--model-server local``)."""
     agent_simulated: bool | None = None
+    stage: str | None = None
+    """``screening`` or ``confirmation`` for a campaign experiment's run; None otherwise."""
+    plan: dict[str, Any] | None = None
+    """The approved plan a confirmation run follows (``PlanRef``: file, sha256, approval)."""
 
     def adapter(self, arm: str) -> str:
         """The arm's agent adapter, or ``""`` when run.json does not say."""

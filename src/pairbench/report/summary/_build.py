@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from pairbench.report.summary import _sections
 from pairbench.report.summary._arms import arm_identities
-from pairbench.report.summary._common import CONFIDENCE, proportion
+from pairbench.report.summary._common import CONFIDENCE, no_p_value, proportion
 from pairbench.report.summary._frame import Frame, build_frame
 from pairbench.report.summary._hypotheses import hypotheses
 from pairbench.report.summary._metric_values import METRICS, metric_values
@@ -204,6 +204,7 @@ def summarize(
             "arms": arms,
             "arm_identities": arm_identities(frame),
             "comparisons": [list(c) for c in run.comparisons],
+            "stage": run.stage,
             **run_provenance(run),
             "journal_head": journal_head,
             "manual_review_sha256": reviews_sha256,
@@ -217,7 +218,8 @@ def summarize(
         "replaced_attempts": replaced_trials(frame),
         "arms": [_arm(frame, i, without) for i in range(len(arms))],
         "pairs": pair_summaries(frame, values, with_, without, bootstrap_reps),
-        "hypotheses": hypotheses(frame, values),
+        # A screening pair judges no hypothesis: each would be a test on one pair.
+        "hypotheses": [] if no_p_value(run) else hypotheses(frame, values),
         "tasks": _sections.task_table(frame, labels),
         "tiers": _sections.tier_table(frame, tiers),
         "crossover": _sections.crossover(frame),

@@ -19,6 +19,15 @@ CONFIDENCE = 0.95
 NOT_DECLARED = "not declared: no test"
 """What a pair that the experiment did not declare shows instead of a test."""
 
+SCREENING = "screening: one campaign pair, no test"
+"""What a declared pair shows instead of a test in a screening run: one stochastic pair
+supports no superiority claim, so no p value is computed (the protocol's screening)."""
+
+
+def no_p_value(run: RunRecord) -> bool:
+    """Whether the run is a screening run, whose report carries no p value."""
+    return run.stage == "screening"
+
 
 def proportion(k: int, n: int) -> dict[str, Any]:
     """``k/n`` with its Wilson interval as a JSON object; all None but k and n when n == 0."""

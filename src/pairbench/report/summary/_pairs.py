@@ -7,7 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from pairbench.report.summary._common import NOT_DECLARED, bootstrap_seed
+from pairbench.report.summary._common import (
+    NOT_DECLARED,
+    SCREENING,
+    bootstrap_seed,
+    no_p_value,
+)
 from pairbench.report.summary._frame import Frame
 from pairbench.report.summary._metric_values import Values
 from pairbench.report.summary._paired_metrics import metric_comparisons
@@ -34,7 +39,7 @@ def pair_summaries(
     ``values`` holds every metric over the table's rows; ``passed_with`` and
     ``passed_without`` each arm's pass/fail with and without replaced attempts. Declared
     comparisons get an exact McNemar p, Holm-adjusted over the declared ones within each
-    family (with, without); undeclared ones get none.
+    family (with, without); undeclared ones get none, nor does any in a screening run.
     """
     run, arms = frame.run, frame.arms
     comparisons = run.comparisons
@@ -51,17 +56,18 @@ def pair_summaries(
             a, b = rows_a[ia], rows_b[ib]
             both = passed[a] & passed[b]
             declared = _declared(arm_a, arm_b, comparisons)
+            tested = declared and not no_p_value(run)
             entry: dict[str, Any] = {
                 "a": arm_a,
                 "b": arm_b,
                 "declared": declared,
-                "test": MCNEMAR if declared else NOT_DECLARED,
+                "test": MCNEMAR if tested else SCREENING if declared else NOT_DECLARED,
             }
             entry |= success_comparison(
                 passed_with[arm_a],
                 passed_with[arm_b],
                 task_sort,
-                declared=declared,
+                declared=tested,
                 seed=bootstrap_seed(run, arm_a, arm_b, "success", "with_replacements"),
                 reps=reps,
             )
@@ -75,7 +81,7 @@ def pair_summaries(
                 passed_without[arm_a],
                 passed_without[arm_b],
                 task_sort,
-                declared=declared,
+                declared=tested,
                 seed=bootstrap_seed(run, arm_a, arm_b, "success", "without_replacements"),
                 reps=reps,
             )

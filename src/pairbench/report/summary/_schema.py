@@ -93,6 +93,10 @@ class SummaryRun(Record):
     """Declared `[a, b]` pairs."""
     case_set: str | None
     """From pre-registration: `calibration`, `held-out`, or `null` for all tasks."""
+    stage: str | None
+    """A campaign experiment's stage (`order: {block: campaign}`): `screening` (one
+    campaign pair: no p value, no hypothesis judged) or `confirmation` (an approved plan's
+    pairs); `null` for other runs."""
     sitting: int | None
     """Which sitting of the held-out set under this lock (1 the first; `pairbench run
     --new-sitting` starts another); `null` for other runs."""

@@ -251,7 +251,8 @@ class PairHead(Record):
     """The experiment declared this comparison (`comparisons`, either order)."""
     test: str
     """`"exact McNemar (two-sided binomial test on discordant pairs), declared before the
-    run"`, or `"not declared: no test"`."""
+    run"`, `"not declared: no test"`, or, for a declared pair in a screening run (no p
+    value), `"screening: one campaign pair, no test"`."""
 
 
 class Pair(PairedSuccess, PairHead):

@@ -206,6 +206,8 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted]) ->
     title = f"pairbench report: {exp.get('id')} {exp.get('version')}"
     if run["simulated"]:
         title += " (SIMULATED)"
+    if run.get("stage") == "screening":
+        title += f" — {ops.SCREENING_STAGE}"
     if s["empty"]:
         return View(title, meta, run["simulated"], True, [])
     chosen = _chosen(s)

@@ -201,9 +201,21 @@ def attention(s: Mapping[str, Any]) -> Section:
     return Section("Trials not run, infra, interrupted, agent errors", blocks)
 
 
+SCREENING_STAGE = "screening (no p value)"
+SCREENING_WHY = (
+    "one campaign pair, a single stochastic replicate, so no test is run and no p value or "
+    "hypothesis verdict is given; a confirmation run from an approved plan tests"
+)
+
+
 def provenance_meta(run: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Header rows: case set and sitting, the lock, and any accepted harness change."""
+    """Header rows: the stage, case set and sitting, the lock, and any accepted harness
+    change."""
     rows: list[tuple[str, str]] = []
+    if run.get("stage") == "screening":
+        rows.append(("Stage", f"{SCREENING_STAGE}: {SCREENING_WHY}"))
+    elif run.get("stage"):
+        rows.append(("Stage", str(run["stage"])))
     if run.get("case_set"):
         sitting = f" (sitting {run['sitting']})" if run.get("sitting") else ""
         rows.append(("Case set", f"{run['case_set']}{sitting}"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pairbench.report.summary._common import NOT_DECLARED
+from pairbench.report.summary._common import NOT_DECLARED, SCREENING
 from pairbench.report.view import _format as f
 from pairbench.report.view import _study as vs
 from pairbench.report.view._doc import Section, Table
@@ -19,9 +19,15 @@ def _holm_shown(s: Mapping[str, Any]) -> bool:
     return sum(bool(p["declared"]) for p in s["pairs"]) > 1
 
 
-def _test_cells(c: Mapping[str, Any], declared: bool, holm: bool) -> list[str]:
-    if not declared:
-        return [NOT_DECLARED] * (2 if holm else 1)
+def _screening(s: Mapping[str, Any]) -> bool:
+    return bool(s["run"].get("stage") == "screening")
+
+
+def _test_cells(
+    c: Mapping[str, Any], declared: bool, holm: bool, screening: bool = False
+) -> list[str]:
+    if not declared or screening:
+        return [SCREENING if declared else NOT_DECLARED] * (2 if holm else 1)
     cells = [f.p_value(c["mcnemar_exact_p"])]
     if holm:
         cells.append(f.p_value(c["mcnemar_holm_p"]))
@@ -33,7 +39,7 @@ def _test_headers(holm: bool) -> list[str]:
 
 
 def success(s: Mapping[str, Any]) -> Section:
-    conf, holm = s["confidence"], _holm_shown(s)
+    conf, holm, screening = s["confidence"], _holm_shown(s), _screening(s)
     rows, notes = [], []
     for p in s["pairs"]:
         name = f"{p['a']} vs {p['b']}"
@@ -48,7 +54,7 @@ def success(s: Mapping[str, Any]) -> Section:
                 f.difference_pp(d),
                 f.clustered_pp(d["task_clustered"]),
                 f.number(p["correlation"], digits=3),
-                *_test_cells(p, p["declared"], holm),
+                *_test_cells(p, p["declared"], holm, screening),
             ]
         )
         if p["unmatched_a"] or p["unmatched_b"]:
@@ -85,6 +91,13 @@ def success(s: Mapping[str, Any]) -> Section:
         + ("; Holm-adjusted over the declared comparisons" if holm else "")
         + "). Undeclared pairs get counts and intervals, never a p value.",
     ]
+    if screening:
+        # The protocol reports screening as one stochastic pair, with no superiority claim.
+        text[-1] = (
+            "This is a screening run: one campaign pair, a single stochastic replicate, so "
+            "no comparison is tested and no p value is shown, declared or not. Counts and "
+            "intervals describe the pair; a confirmation run from an approved plan tests."
+        )
     # Twelve columns do not fit a page: counts first, then the successes and their
     # difference, then the clustered interval and the tests.
     tables = vs.split_wide(Table(headers, rows), keep=1, at=(6, 9))
@@ -95,7 +108,7 @@ def replacements(s: Mapping[str, Any]) -> Section:
     title = "With and without replaced attempts"
     if not s["replaced_attempts"]:
         return Section(title, [NO_REPLACED])
-    conf, holm = s["confidence"], _holm_shown(s)
+    conf, holm, screening = s["confidence"], _holm_shown(s), _screening(s)
     arms = Table(
         ["Arm", "Success with replacements", "Success without replacements"],
         [
@@ -110,9 +123,9 @@ def replacements(s: Mapping[str, Any]) -> Section:
             [
                 f"{p['a']} vs {p['b']}",
                 f.counts(p),
-                *_test_cells(p, p["declared"], holm),
+                *_test_cells(p, p["declared"], holm, screening),
                 f.counts(w),
-                *_test_cells(w, p["declared"], holm),
+                *_test_cells(w, p["declared"], holm, screening),
             ]
         )
     headers = ["Pair (A vs B)", "With: pairs, both / only A / only B / neither"]

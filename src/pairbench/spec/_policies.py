@@ -1,0 +1,50 @@
+"""How an experiment runs: its time, concurrency and money limits, its infra policy, and
+campaign blocks (``budget:``, ``infra:``, ``order: {block: campaign}``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from pairbench._model import Frozen
+
+MAX_TIMEOUT_S = 86_400.0
+"""The longest trial timeout: a day. Longer is a unit slip (milliseconds for seconds)."""
+MAX_CONCURRENCY = 10_000
+"""Agent attempts in flight at once: each holds processes and files open, so far past this
+a run fails on the machine's limits before it gets any faster."""
+
+
+class CampaignOrder(Frozen):
+    """``order: {block: campaign}``: arms run in campaigns, not arm after arm per task.
+
+    A campaign is one arm's complete run of every task of one trial index, in declared
+    order (the locked scenario order, identical for every arm); a campaign pair is one
+    trial index across the arms. Within a pair one arm's campaign runs whole, then the
+    other's. Campaigns run one attempt at a time (``budget.concurrency: 1``), as a
+    screening pair (``run --stage screening``) or from an approved plan (``run --plan``).
+    """
+
+    block: Literal["campaign"]
+    """``campaign``: the only block there is."""
+
+
+class Budget(Frozen):
+    """Time, concurrency and money limits."""
+
+    trial_timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
+    concurrency: int = Field(default=4, ge=1, le=MAX_CONCURRENCY)
+    """Agent attempts in flight at once. The arms of a pair still run one after the other, in
+    the pair's planned order; a slot a pair frees between its arms goes to another pair."""
+    cost_ceiling_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """Hard ceiling; the run stops (remaining trials ``not_run``) before crossing it."""
+    cost_per_trial_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """The per-attempt cost estimate the projection uses."""
+
+
+class InfraPolicy(Frozen):
+    """What happens when the harness, not the agent, fails."""
+
+    retries: int = Field(default=1, ge=0, le=1)
+    """Retries of an infra-failed trial (kept under ``infra/``); one more failure stops the run."""
