@@ -38,8 +38,7 @@ requests were made (``agent_error`` "max turns reached"; the last reply's calls 
 beyond the first, from the wire), finish_reason, usage as the server gave it (incl.
 ``prompt_tokens_details.cached_tokens``), llama.cpp ``timings`` when present,
 system_fingerprint, model, response_id, ``seed_sent`` read from the body actually sent, and
-``body_sha256`` of that body and ``reply_sha256`` of the reply (``Reply.digest``): the
-per-pair invariance check of a token hypothesis compares them between arms.
+that body's and the reply's sha256 (compared between arms by a token hypothesis's check).
 
 **Usage** totals are measured from the server's ``usage`` (source ``"<host> usage
 (chat.completions)"``) only when every completed response carried it; otherwise missing
