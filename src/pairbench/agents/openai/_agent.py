@@ -34,9 +34,8 @@ message, as file content parts (``file``), as extracted text with each file's na
 repeat until a reply has no tool calls (its text is the final answer) or ``max_turns``
 requests were made (``agent_error`` "max turns reached"; the last reply's calls are not run).
 
-**Per request** a ``model_request`` event: turn, ok, latency_ms, retries (chat requests sent
-beyond the first, from the wire), finish_reason, usage as the server gave it (incl.
-``prompt_tokens_details.cached_tokens``), llama.cpp ``timings`` when present,
+**Per request** a ``model_request`` event: turn, ok, latency_ms, retries (requests sent beyond
+the first), finish_reason, usage as given (incl. cached_tokens), llama.cpp ``timings``,
 system_fingerprint, model, response_id, ``seed_sent`` read from the body actually sent, and
 that body's and the reply's sha256 (compared between arms by a token hypothesis's check).
 
