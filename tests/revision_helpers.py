@@ -79,7 +79,7 @@ def minirt(path: Path) -> tuple[Repo, str]:
     repo.write("minirt/loop.py", "def run():\n    return 1\n")
     repo.write("minirt/tool.sh", "#!/bin/sh\necho tool\n", executable=True)
     repo.write("minirt/data/é.txt", "non-ASCII name\n")
-    repo.write("minirt/tests/test_loop.py", "def test():\n    assert True\n")
+    repo.write("minirt/tests/test_loop.py", "def test():\n    return None\n")
     repo.write("docs/index.md", "# docs\n")
     repo.write("harness/build.py", "print('build')\n")
     (path / "minirt" / "link.py").symlink_to("loop.py")

@@ -17,15 +17,15 @@ Every refusal has OpenAI's error shape: ``{"error": {message, type, param, code}
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.responses import JSONResponse
 
 from pairbench.testing._chat_double_meta import _file_bytes
 
 if TYPE_CHECKING:
-    from pairbench.testing._chat_double import ChatScript
+    pass
 
 
 def error(
@@ -36,11 +36,30 @@ def error(
     return JSONResponse(body, status_code=status)
 
 
-def refusal_for(script: ChatScript, authorization: str, n: int) -> JSONResponse | None:
-    """The error request ``n`` (with this ``Authorization`` header) gets, or None."""
+class Refusals(Protocol):
+    """What a double's script says about refusing requests (the chat and Responses doubles'
+    scripts both have it)."""
+
+    @property
+    def fail_auth(self) -> bool: ...
+    @property
+    def api_key(self) -> str | None: ...
+    @property
+    def quota_on(self) -> Collection[int]: ...
+    @property
+    def rate_limit_on(self) -> Collection[int]: ...
+    @property
+    def server_error_on(self) -> Collection[int]: ...
+
+
+def refusal_for(script: Refusals, authorization: str, n: int | None) -> JSONResponse | None:
+    """The error request ``n`` (with this ``Authorization`` header) gets, or None; a request
+    the double does not number (``n`` None, e.g. ``GET /models``) is refused only for auth."""
     s = script
     if s.fail_auth or (s.api_key is not None and authorization != f"Bearer {s.api_key}"):
         return error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+    if n is None:
+        return None
     if n in s.quota_on:
         msg = "You exceeded your current quota, please check your plan and billing details."
         return error(429, msg, "insufficient_quota", "insufficient_quota")

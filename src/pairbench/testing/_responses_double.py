@@ -58,6 +58,7 @@ from starlette.types import Receive, Scope, Send
 
 from pairbench._model import Frozen
 from pairbench.testing._chat_double import count_tokens
+from pairbench.testing._chat_double_refusals import error, refusal_for
 from pairbench.testing._responses_convert import output_text, reply_to
 from pairbench.testing._responses_stream import output_items, sse_lines, stream_events
 
@@ -99,11 +100,6 @@ class ResponsesExchange:
     usage: dict[str, Any] | None
     output: list[dict[str, Any]]
     """The output items answered (empty for a refusal)."""
-
-
-def _error(status: int, message: str, kind: str, code: str | None) -> JSONResponse:
-    body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
-    return JSONResponse(body, status_code=status)
 
 
 def _segments(body: Mapping[str, Any]) -> list[str]:
@@ -186,25 +182,7 @@ class ResponsesDouble:
         return asgi
 
     def _refusal(self, request: Request, n: int | None) -> JSONResponse | None:
-        s = self.script
-        bearer = request.headers.get("authorization", "")
-        if s.fail_auth or (s.api_key is not None and bearer != f"Bearer {s.api_key}"):
-            return _error(
-                401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"
-            )
-        if n is None:
-            return None
-        if n in s.quota_on:
-            msg = "You exceeded your current quota, please check your plan and billing details."
-            return _error(429, msg, "insufficient_quota", "insufficient_quota")
-        if n in s.rate_limit_on:
-            msg = "Rate limit reached for requests per min (RPM): limit 3, used 3."
-            return _error(429, msg, "requests", "rate_limit_exceeded")
-        if n in s.server_error_on:
-            return _error(
-                500, "The server had an error while processing your request.", "server_error", None
-            )
-        return None
+        return refusal_for(self.script, request.headers.get("authorization", ""), n)
 
     async def _models(self, request: Request) -> Response:
         refusal = self._refusal(request, None)
@@ -220,9 +198,9 @@ class ResponsesDouble:
             return refusal
         if request.headers.get("upgrade", "").lower() == "websocket":
             msg = "WebSocket transport is not supported here; use HTTP streaming."
-            return _error(426, msg, "invalid_request_error", "websocket_not_supported")
+            return error(426, msg, "invalid_request_error", "websocket_not_supported")
         msg = f"Unknown request URL: {request.method} {request.url.path}."
-        return _error(404, msg, "invalid_request_error", "unknown_url")
+        return error(404, msg, "invalid_request_error", "unknown_url")
 
     def _record(self, exchange: ResponsesExchange) -> None:
         with self._lock:
@@ -257,9 +235,9 @@ class ResponsesDouble:
         try:
             body = json.loads(await request.body())
         except ValueError:
-            return _error(400, "The body is not valid JSON.", "invalid_request_error", None)
+            return error(400, "The body is not valid JSON.", "invalid_request_error", None)
         if not isinstance(body, dict):
-            return _error(400, "The body must be a JSON object.", "invalid_request_error", None)
+            return error(400, "The body must be a JSON object.", "invalid_request_error", None)
         with self._lock:  # numbered on arrival, so concurrent requests never share a number
             self._received += 1
             n = self._received
