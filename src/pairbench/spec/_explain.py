@@ -26,6 +26,8 @@ class _Loc(NamedTuple):
     """The type at the location (the model, for a model validator's error)."""
     union_at: tuple[Part, ...]
     """The path of the union value, when ``branch`` is set."""
+    mapping_allowed: bool = False
+    """The union has a model branch: a mapping is one of the shapes it takes."""
 
 
 def _resolve_loc(loc: tuple[Part, ...]) -> _Loc:
@@ -35,6 +37,7 @@ def _resolve_loc(loc: tuple[Part, ...]) -> _Loc:
     owner: type[BaseModel] | None = None
     branch: str | None = None
     union_at: tuple[Part, ...] = ()
+    mapping = False
     for comp in loc:
         args = get_args(tp)
         if get_origin(tp) in (Union, types.UnionType):
@@ -42,6 +45,7 @@ def _resolve_loc(loc: tuple[Part, ...]) -> _Loc:
             tags = {getattr(m, "__name__", "") for m in members}
             if isinstance(comp, str) and (comp.startswith("literal[") or comp in tags):
                 branch, union_at = comp, tuple(parts)
+                mapping = any(isinstance(m, type) and issubclass(m, BaseModel) for m in members)
                 tp = next((m for m in members if getattr(m, "__name__", "") == comp), None)
                 continue
             tp = members[0] if len(members) == 1 else None
@@ -55,7 +59,7 @@ def _resolve_loc(loc: tuple[Part, ...]) -> _Loc:
             owner = None
             tp = args[-1] if get_origin(tp) in (dict, list, tuple) and args else None
         parts.append(comp)
-    return _Loc(tuple(parts), owner, branch, tp, union_at)
+    return _Loc(tuple(parts), owner, branch, tp, union_at, mapping)
 
 
 def _num(value: Any) -> str:
@@ -146,8 +150,10 @@ def _model_problems(
     for err, at in resolved:
         if err["type"] == "missing" and (at.parts[:-1], at.parts[-1]) in renamed:
             continue  # a misspelled required key: the "did you mean" problem says it all
+        # A scalar branch of a union that also takes a mapping (source: name | {name,
+        # commit}) is judged like a literal one; a union of scalars only is left as it was.
         literal = at.branch is not None and (
-            at.branch.startswith("literal[") or at.branch in _SCALARS
+            at.branch.startswith("literal[") or (at.branch in _SCALARS and at.mapping_allowed)
         )
         # A union (tools: none | {mcp: ...}, source: name | {name, commit}) reports a
         # failure for each branch; keep only the branch that the value's own shape chose.
