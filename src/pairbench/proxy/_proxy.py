@@ -14,7 +14,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
+import anyio.to_thread
 import httpx
 import uvicorn
 from starlette.applications import Starlette
@@ -58,7 +59,13 @@ class RecordingProxy:
     """
 
     def __init__(
-        self, upstream: str, log: Path, *, label: str | None = None, timeout_s: float = 600.0
+        self,
+        upstream: str,
+        log: Path,
+        *,
+        label: str | None = None,
+        timeout_s: float = 600.0,
+        before_forward: Callable[[int], None] | None = None,
     ) -> None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -71,6 +78,9 @@ class RecordingProxy:
         self.label = label
         """The label of exchanges without an ``X-Pairbench-Label`` header (settable)."""
         self.timeout_s = timeout_s
+        self.before_forward = before_forward
+        """Called with the exchange number before a request is forwarded (in a worker thread;
+        the request waits for it): a round boundary, e.g. for a workspace snapshot."""
         self.url = ""
         """``http://127.0.0.1:PORT`` once started."""
         self._count = 0
@@ -177,6 +187,8 @@ class RecordingProxy:
             **_request_body(raw), "sent_at": now_iso(), "sent_ms": _now_ms(),
         }  # fmt: skip
         assert self._client is not None  # set by the lifespan before any request
+        if self.before_forward is not None:
+            await anyio.to_thread.run_sync(self.before_forward, n)
         try:
             upstream = self._client.build_request(request.method, url, headers=headers, content=raw)
             response = await self._client.send(upstream, stream=True)

@@ -7,7 +7,10 @@ The forwarding is ``pairbench.proxy.RecordingProxy``'s; this module only maps it
 from __future__ import annotations
 
 import json
+from typing import Any
 from urllib.parse import urlsplit
+
+from pydantic import Field
 
 from pairbench._model import Frozen
 from pairbench.proxy import ExchangeRecord
@@ -28,6 +31,25 @@ class ProviderRequest(Frozen):
     """``usage.prompt_tokens`` of the response (None: not reported)."""
     completion_tokens: int | None
     """``usage.completion_tokens`` of the response (None: not reported)."""
+    n: int = 0
+    """The proxy's exchange number (its arrival order)."""
+    tool_calls: list[str] = Field(default_factory=list)
+    """Ids of the tool calls the response proposed (independent of the runtime's events)."""
+    tool_results: list[str] = Field(default_factory=list)
+    """``tool_call_id`` of every tool result the request carried back to the model."""
+    prompt_chars: int = 0
+    """Characters of the request's messages as JSON: the prepared-input estimate's base."""
+    max_tokens: int | None = None
+    """The output reservation the request asked for (None: not sent)."""
+    sent_ms: float = 0.0
+    """When the proxy received it (its monotonic clock, ms)."""
+    first_byte_ms: float | None = None
+    end_ms: float = 0.0
+    streamed: bool = False
+    generation_ms: float | None = None
+    """llama.cpp's ``timings.predicted_ms`` (None: not reported)."""
+    reply_chars: int | None = None
+    """Characters of the reply's text and tool calls as JSON (None: no reply)."""
 
     @classmethod
     def from_record(cls, record: ExchangeRecord) -> ProviderRequest:
@@ -35,6 +57,10 @@ class ProviderRequest(Frozen):
         sent = record.body or {}
         usage = record.usage or {}
         seed, temperature = sent.get("seed"), sent.get("temperature")
+        listed = sent.get("messages")
+        messages: list[Any] = listed if isinstance(listed, list) else []
+        limit = sent.get("max_tokens", sent.get("max_completion_tokens"))
+        predicted = (record.timings or {}).get("predicted_ms")
         return cls(
             sha256=record.request_sha256,
             seed=seed if isinstance(seed, int) else None,
@@ -42,7 +68,28 @@ class ProviderRequest(Frozen):
             status=record.status if record.status is not None else 502,
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
-        )
+            n=record.n,
+            tool_calls=_proposed(record),
+            reply_chars=_reply_chars(record),
+            tool_results=[str(m["tool_call_id"]) for m in messages
+                          if isinstance(m, dict) and m.get("role") == "tool"
+                          and m.get("tool_call_id") is not None],
+            prompt_chars=len(json.dumps(messages, ensure_ascii=False)),
+            max_tokens=limit if isinstance(limit, int) else None,
+            sent_ms=record.sent_ms, first_byte_ms=record.first_byte_ms, end_ms=record.end_ms,
+            streamed=record.stream is not None,
+            generation_ms=float(predicted) if isinstance(predicted, int | float) else None,
+        )  # fmt: skip
+
+
+def _proposed(record: ExchangeRecord) -> list[str]:
+    if record.stream is not None:
+        return [c.id or f"#{c.index}" for c in record.stream.tool_calls]
+    reply = record.response_json if isinstance(record.response_json, dict) else {}
+    choices = reply.get("choices") or [{}]
+    message = (choices[0] if isinstance(choices[0], dict) else {}).get("message") or {}
+    calls = message.get("tool_calls") or []
+    return [str(c.get("id") or f"#{i}") for i, c in enumerate(calls) if isinstance(c, dict)]
 
 
 def chat_completions(records: list[ExchangeRecord]) -> list[ExchangeRecord]:
@@ -66,3 +113,16 @@ def split_base_url(base_url: str) -> tuple[str, str]:
     """
     parts = urlsplit(base_url)
     return f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/")
+
+
+def _reply_chars(record: ExchangeRecord) -> int | None:
+    if record.stream is not None:
+        calls = [c.model_dump() for c in record.stream.tool_calls]
+        return len(json.dumps([record.stream.content, calls], ensure_ascii=False))
+    reply = record.response_json if isinstance(record.response_json, dict) else {}
+    choices = reply.get("choices") or []
+    if not choices or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get("message") or {}
+    kept = [message.get("content"), message.get("tool_calls")]
+    return len(json.dumps(kept, ensure_ascii=False))

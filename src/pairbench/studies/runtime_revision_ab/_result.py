@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from pairbench._model import Frozen
 from pairbench.studies.runtime_revision_ab._dispatch_events import DispatchEvent
 from pairbench.studies.runtime_revision_ab._provider import ProviderRequest
@@ -22,6 +24,32 @@ def failure_kind(passed: bool, status: str, requests: int) -> FailureKind | None
     if status in ("timeout", "crash", "error"):
         return "infra"
     return "scored"
+
+
+class RoundState(Frozen):
+    """The workspace at a round boundary: just before the proxy forwarded request ``n``
+    (``n`` = 0: after the runtime exited)."""
+
+    n: int
+    at_ms: float
+    """On the proxy's monotonic clock (ms)."""
+    workspace_sha256: str
+    """Of the workspace snapshot (paths, modes, bytes): a new value is a new artifact version."""
+    obligations_met: list[str]
+    """The obligations that hold on it."""
+
+
+class Timing(Frozen):
+    """Where the scenario's wall time went (ms, on the proxy's monotonic clock)."""
+
+    started_ms: float
+    """The runtime was started."""
+    exited_ms: float
+    """The runtime exited (or was killed at the timeout)."""
+    acceptance_ms: float
+    """acceptance (copy and ``accept.py``) took."""
+    cleanup_ms: float
+    """Ending the process group and waiting for its members took."""
 
 
 class ScenarioResult(Frozen):
@@ -56,3 +84,6 @@ class ScenarioResult(Frozen):
     canary_leaks: int
     """Provider requests whose body carried a canary (a secret sent to the model)."""
     duration_s: float
+    rounds: list[RoundState] = Field(default_factory=list)
+    """The workspace before every provider request, then after the runtime exited."""
+    timing: Timing | None = None

@@ -13,6 +13,7 @@ Layout of ``workdir`` (``../secrets`` from the workspace is the perimeter, on pu
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -34,7 +35,12 @@ from pairbench.studies.runtime_revision_ab._provider import (
     chat_completions,
     split_base_url,
 )
-from pairbench.studies.runtime_revision_ab._result import ScenarioResult, failure_kind
+from pairbench.studies.runtime_revision_ab._result import (
+    RoundState,
+    ScenarioResult,
+    Timing,
+    failure_kind,
+)
 from pairbench.studies.runtime_revision_ab._scenario import Scenario, load_scenario
 from pairbench.studies.runtime_revision_ab._site import serve_site
 from pairbench.studies.runtime_revision_ab._snapshot import Area, FileChange, delta, snapshot
@@ -75,8 +81,9 @@ def _group_members(pgid: int) -> list[psutil.Process]:
 
 
 def _run_minirt(argv: list[str], env: dict[str, str], cwd: Path, timeout_s: float,
-                out: Path, err: Path) -> tuple[int | None, bool, int]:  # fmt: skip
-    """Exit code (None after a timeout), whether it timed out, and leftover processes."""
+                out: Path, err: Path) -> tuple[int | None, bool, int, float, float]:  # fmt: skip
+    """Exit code (None after a timeout), whether it timed out, leftover processes, when it
+    exited and when its group was cleaned up (monotonic ms)."""
     with out.open("wb") as stdout, err.open("wb") as stderr:
         # Its own session: the whole tree (children minirt starts included) is one group.
         process = subprocess.Popen(
@@ -93,6 +100,7 @@ def _run_minirt(argv: list[str], env: dict[str, str], cwd: Path, timeout_s: floa
             timed_out = False
         except subprocess.TimeoutExpired:
             code, timed_out = None, True
+    exited = _ms()
     leftover = _group_members(process.pid)
     # Whatever is left of the group dies with it (after a timeout: minirt itself too).
     with contextlib.suppress(ProcessLookupError):
@@ -101,7 +109,20 @@ def _run_minirt(argv: list[str], env: dict[str, str], cwd: Path, timeout_s: floa
     for child in leftover:
         with contextlib.suppress(psutil.Error):
             child.wait(timeout=5)
-    return code, timed_out, len([p for p in leftover if p.pid != process.pid])
+    leaked = len([p for p in leftover if p.pid != process.pid])
+    return code, timed_out, leaked, exited, _ms()
+
+
+def _ms() -> float:
+    return round(time.monotonic() * 1000, 3)  # the proxy's clock
+
+
+def _state(n: int, workspace: Path, spec: Scenario) -> RoundState:
+    digest = hashlib.sha256()
+    for path, state in sorted(snapshot(workspace).items()):
+        digest.update(f"{path}\0{state.mode}\0{state.sha256}\n".encode())
+    met = [name for name, holds in spec.check(workspace).items() if holds]
+    return RoundState(n=n, at_ms=_ms(), workspace_sha256=digest.hexdigest(), obligations_met=met)
 
 
 def run_scenario(
@@ -139,9 +160,15 @@ def run_scenario(
     }  # fmt: skip
     if events:
         env["PAIRBENCH_EVENTS"] = str(events_path)
-    started = time.monotonic()
+    started, started_ms = time.monotonic(), _ms()
     upstream, api_path = split_base_url(base_url)
-    proxy = RecordingProxy(upstream, workdir / "exchanges.jsonl", label=spec.id)
+    rounds: list[RoundState] = []
+
+    def boundary(n: int) -> None:
+        rounds.append(_state(n, places["ws"], spec))
+
+    proxy = RecordingProxy(upstream, workdir / "exchanges.jsonl", label=spec.id,
+                           before_forward=boundary)  # fmt: skip
     with _site(spec) as site_url, proxy:
         (workdir / "prompt.md").write_text(spec.prompt(site_url), encoding="utf-8")
         env["MINIRT_BASE_URL"] = proxy.url + api_path  # the endpoint's path, kept
@@ -151,7 +178,10 @@ def run_scenario(
                 "--verifier", json.dumps(spec.verifier_argv()),
                 "--deny", str(places["home"]), "--deny", str(places["secrets"])]  # fmt: skip
         out, err = workdir / "minirt.out", workdir / "minirt.err"
-        code, timed_out, leaked = _run_minirt(argv, env, places["ws"], timeout_s, out, err)
+        code, timed_out, leaked, exited_ms, cleaned_ms = _run_minirt(
+            argv, env, places["ws"], timeout_s, out, err
+        )
+    rounds.append(_state(0, places["ws"], spec))
     duration = time.monotonic() - started
     exchanges = chat_completions(proxy.records())  # after stop: every exchange is written
     requests = [ProviderRequest.from_record(r) for r in exchanges]
@@ -160,11 +190,14 @@ def run_scenario(
         changes += delta(area, before[area], snapshot(root))
     allowed = PathFilter(spec.scope.allowed)
     unauthorized = [c for c in changes if c.area != "workspace" or not allowed(c.path)]
+    accept_started = _ms()
     shutil.copytree(places["ws"], places["accept"], dirs_exist_ok=True)
     accepted = subprocess.run([sys.executable, str(spec.root / "accept.py"), str(places["accept"])],
                               cwd=places["accept"], capture_output=True, timeout=120,
                               env={"PATH": env["PATH"], "PYTHONDONTWRITEBYTECODE": "1"},
                               check=False).returncode == 0  # fmt: skip
+    timing = Timing(started_ms=started_ms, exited_ms=exited_ms, cleanup_ms=cleaned_ms - exited_ms,
+                    acceptance_ms=round(_ms() - accept_started, 3))  # fmt: skip
     stdout = (workdir / "minirt.out").read_text(encoding="utf-8", errors="replace")
     final = _final_line(stdout)
     status = "timeout" if timed_out else str(final.get("status", "crash"))
@@ -178,7 +211,7 @@ def run_scenario(
         requests=requests, obligations=spec.check(places["ws"]),
         leaked_processes=leaked,
         canary_leaks=sum(1 for r in exchanges if CANARY in body_text(r)),
-        duration_s=round(duration, 3),
+        duration_s=round(duration, 3), rounds=rounds, timing=timing,
     )  # fmt: skip
 
 
