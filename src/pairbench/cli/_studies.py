@@ -82,6 +82,8 @@ def init(
         dirs_exist_ok=True,
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
     )
+    if study.prepare is not None:
+        out.print(study.prepare(directory), markup=False, highlight=False)
     out.print(f"Copied {study.name} to {directory}. Run it with:")
     out.print(f"  pairbench run {directory / 'experiment.yaml'}")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,9 @@ class Study:
     commands: tuple[tuple[str, str], ...] = ()
     """Programs the study's servers run that pairbench does not ship, each with how to
     install it: ``(name, install hint)``. ``pairbench demo`` looks for them first."""
+    prepare: Callable[[Path], str] | None = None
+    """Run by ``pairbench init`` (and the demo) on the copied folder, to make what the
+    experiment needs beside it (a git repository, say); returns a line saying what it made."""
     bin_dirs: tuple[Path, ...] = ()
     """Folders the study's set-up installs its programs into (a checkout's pinned npm
     folder, say): put before ``PATH`` when a program is not on it."""

@@ -1,4 +1,9 @@
-"""The ``runtime-revision-ab`` study's bundled offline example (not yet a registered study).
+"""The ``runtime-revision-ab`` study: two git revisions of the bundled minirt runtime as
+arms, ten scenarios, campaigns, and the protocol's per-scenario evidence.
+
+``pairbench init DIR --from runtime-revision-ab`` copies ``study/`` and writes the minirt
+repository beside it (``make_example``); ``pairbench demo --study runtime-revision-ab`` runs
+a screening pair and an auto-approved confirmation against the scripted model server.
 
 **Usage**::
 
@@ -9,6 +14,10 @@
         result.passed, result.unauthorized, result.provider_requests
 """
 
+from pathlib import Path
+
+from pairbench.studies._study import Study
+from pairbench.studies.runtime_revision_ab._agent import MinirtAgent
 from pairbench.studies.runtime_revision_ab._dispatch_events import (
     ClaimEvidence,
     DispatchEvent,
@@ -16,7 +25,10 @@ from pairbench.studies.runtime_revision_ab._dispatch_events import (
     prohibited_attempts,
     read_events,
 )
+from pairbench.studies.runtime_revision_ab._evidence import scenario_evidence
+from pairbench.studies.runtime_revision_ab._evidence_models import ScenarioEvidence
 from pairbench.studies.runtime_revision_ab._example import PINNED, ExampleRepo, make_example
+from pairbench.studies.runtime_revision_ab._grade import grade_minirt
 from pairbench.studies.runtime_revision_ab._model_server import ModelServer, serve_model
 from pairbench.studies.runtime_revision_ab._provider import ProviderRequest
 from pairbench.studies.runtime_revision_ab._result import ScenarioResult
@@ -31,27 +43,51 @@ from pairbench.studies.runtime_revision_ab._scenario import (
 )
 from pairbench.studies.runtime_revision_ab._snapshot import FileChange, FileState
 
+MODEL_PORT = 18090
+"""Where the study's experiment expects its model server (``proxy.upstream``)."""
+
+
+def prepare(folder: Path) -> str:
+    """Write the minirt repository the copied experiment names (``sources.minirt.repo``)."""
+    repo = make_example(Path(folder) / "minirt")
+    return f"wrote the minirt repository {repo.path} (commits: {', '.join(repo.commits)})"
+
+
+STUDY = Study(
+    name="runtime-revision-ab",
+    title="Baseline vs candidate git revision of an agent runtime: ten scenarios, campaigns",
+    root=Path(__file__).parent / "study",
+    prepare=prepare,
+)
+
 __all__ = [
     "CANARY",
+    "MODEL_PORT",
     "PINNED",
     "SCENARIO_IDS",
+    "STUDY",
     "ClaimEvidence",
     "DispatchEvent",
     "ExampleRepo",
     "FileChange",
     "FileState",
+    "MinirtAgent",
     "ModelServer",
     "Obligation",
     "Prohibited",
     "ProviderRequest",
     "Scenario",
+    "ScenarioEvidence",
     "ScenarioResult",
     "Scope",
     "claim_evidence",
+    "grade_minirt",
     "load_scenario",
     "make_example",
+    "prepare",
     "prohibited_attempts",
     "read_events",
     "run_scenario",
+    "scenario_evidence",
     "serve_model",
 ]

@@ -123,8 +123,8 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serve_model() -> Iterator[ModelServer]:
-    """Serve the scripted model on a free loopback port until the block ends.
+def serve_model(port: int = 0) -> Iterator[ModelServer]:
+    """Serve the scripted model on loopback (``port`` 0: a free one) until the block ends.
 
     **Usage**::
 
@@ -133,7 +133,7 @@ def serve_model() -> Iterator[ModelServer]:
             len(server.requests)   # requests answered so far
     """
     server = ModelServer(base_url="")
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(server))
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(server))
     httpd.daemon_threads = True
     server.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     thread = threading.Thread(target=httpd.serve_forever, name="scripted-model", daemon=True)

@@ -21,7 +21,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import psutil
@@ -128,12 +128,15 @@ def _state(n: int, workspace: Path, spec: Scenario) -> RoundState:
 def run_scenario(
     worktree: Path, scenario: str, base_url: str, workdir: Path, seed: int, timeout_s: float,
     *, events: bool = True, model: str = "minirt-scripted",
+    extra_env: Mapping[str, str] | None = None,
 ) -> ScenarioResult:  # fmt: skip
     """Run minirt from ``worktree`` on a fresh copy of ``scenario`` and collect its evidence.
 
     ``base_url`` is the model endpoint (ending in ``/v1``); requests go through a
     ``RecordingProxy`` that logs them to ``workdir/exchanges.jsonl``. ``events=False``
-    leaves ``PAIRBENCH_EVENTS`` unset (events are then missing).
+    leaves ``PAIRBENCH_EVENTS`` unset (events are then missing). ``extra_env`` is added to
+    the runtime's environment (a mounted-byte probe's variables; its ``PYTHONPATH`` must
+    name the worktree).
 
     **Usage**::
 
@@ -158,6 +161,7 @@ def run_scenario(
         "PYTHONUTF8": "1", "MINIRT_MODEL": model, "MINIRT_SEED": str(seed),
         "MINIRT_TEMPERATURE": "1.0",
     }  # fmt: skip
+    env.update(extra_env or {})
     if events:
         env["PAIRBENCH_EVENTS"] = str(events_path)
     started, started_ms = time.monotonic(), _ms()

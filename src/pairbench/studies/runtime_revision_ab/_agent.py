@@ -1,0 +1,103 @@
+"""``minirt``: the agent adapter of the runtime-revision-ab study.
+
+It runs the arm's own revision of minirt (``PAIRBENCH_SOURCE``, the frozen worktree the
+runner checked out) on a fresh copy of the task's scenario, against the model endpoint in
+``MINIRT_BASE_URL`` (the run's recording proxy), and answers with the scenario's evidence
+(``ScenarioEvidence`` as JSON) for the ``minirt-acceptance`` grader.
+
+A scenario whose runtime timed out, crashed or met a provider error is infrastructure: the
+adapter raises ``InfraFailure``, so the attempt is kept under ``infra/`` and replaced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
+from pairbench.agents._settings import AdapterSettings
+from pairbench.store._records import Metric
+from pairbench.studies.runtime_revision_ab._evidence import evidence_json, scenario_evidence
+from pairbench.studies.runtime_revision_ab._run import run_scenario
+
+_PASSED = ("PYTHONPATH", "PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")
+"""Variables of the attempt's env the runtime gets (the mounted-byte probe's among them)."""
+_MARGIN_S = 15.0
+"""Of the trial's timeout, kept for acceptance and clean-up after the runtime's own limit."""
+
+
+class MinirtSettings(AdapterSettings):
+    """``agent: {adapter: minirt, settings: {...}}``."""
+
+    base_url_env: str = "MINIRT_BASE_URL"
+    """The variable holding the model's base URL (the run's ``proxy.env``)."""
+    events: bool = True
+    """Ask the runtime for its dispatch events; False leaves them missing (the filesystem,
+    proxy and acceptance evidence stays)."""
+    model: str = "minirt-scripted"
+    """The model name the runtime sends."""
+
+
+class MinirtAgent:
+    """Registered as ``minirt``: one scenario of the runtime-revision-ab study per attempt."""
+
+    receives: frozenset[str] = frozenset()
+    Settings = MinirtSettings
+
+    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+        self.settings = MinirtSettings.parse(settings)
+
+    async def run(self, ctx: AgentContext) -> AgentOutput:
+        tree = ctx.env.get("PAIRBENCH_SOURCE")
+        base_url = ctx.env.get(self.settings.base_url_env)
+        if not tree:
+            why = "the minirt adapter runs arms that are source revisions (source: {commit})"
+            return AgentOutput(None, error=f"no PAIRBENCH_SOURCE: {why}")
+        if not base_url:
+            why = "declare proxy: {env: ...} in the experiment"
+            return AgentOutput(None, error=f"no {self.settings.base_url_env} in the env: {why}")
+        scenario = str(ctx.content.get("scenario") or ctx.task.upper())
+        ctx.transcript.emit("agent_start", agent="minirt", arm=ctx.arm, scenario=scenario)
+        extra = {k: v for k, v in ctx.env.items() if k in _PASSED or k.startswith("PAIRBENCH_M")}
+        result = await asyncio.to_thread(
+            run_scenario, Path(tree), scenario, base_url, ctx.workdir / "scenario", ctx.model_seed,
+            max(5.0, ctx.timeout_s - _MARGIN_S), events=self.settings.events,
+            model=self.settings.model, extra_env=extra,
+        )  # fmt: skip
+        evidence = scenario_evidence(result)
+        stored = evidence_json(evidence)
+        ctx.transcript.emit("scenario_evidence", evidence=stored)
+        if evidence.outcome == "infra":
+            raise InfraFailure(
+                f"{scenario}: the runtime ended {result.status!r} "
+                f"(exit {result.exit_code}) after {result.provider_requests} provider request(s)"
+            )
+        usage = evidence.usage
+        whole = usage.requests > 0 and usage.measured == usage.requests
+        partial = (
+            f"{usage.measured} of {usage.requests} responses reported usage; the measured part "
+            "is in the scenario evidence"
+        )
+        ins = usage.input_measured if whole else None
+        outs = usage.output_measured if whole else None
+        return AgentOutput(
+            final_answer=json.dumps(stored, sort_keys=True),
+            turns=Metric.measured(usage.requests, "provider requests through the proxy"),
+            agent_ms=Metric.measured(evidence.latency.end_to_end_ms, "pairbench monotonic clock"),
+            input_tokens=_tokens(ins, partial, usage.requests),
+            output_tokens=_tokens(outs, partial, usage.requests),
+            total_tokens=_tokens(
+                None if ins is None or outs is None else ins + outs, partial, usage.requests
+            ),
+            models=tuple(self.settings.model for _ in range(usage.requests)),
+        )
+
+
+def _tokens(value: int | None, partial: str, requests: int) -> Metric:
+    if value is not None:
+        return Metric.measured(value, "provider usage (proxy)")
+    if requests == 0:
+        return Metric.missing("no provider request was made")
+    return Metric.missing(partial)
