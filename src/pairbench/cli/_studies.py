@@ -85,7 +85,12 @@ def init(
     if study.prepare is not None:
         out.print(study.prepare(directory), markup=False, highlight=False)
     out.print(f"Copied {study.name} to {directory}. Run it with:")
-    out.print(f"  pairbench run {directory / 'experiment.yaml'}")
+    path = directory / "experiment.yaml"
+    if _runs_campaigns(path):
+        out.print(f"  pairbench run {path} --stage screening", markup=False, highlight=False)
+        out.print("then plan, approve and run a confirmation (README: Source revisions as arms)")
+    else:
+        out.print(f"  pairbench run {path}", markup=False, highlight=False)
 
 
 @app.command()
@@ -116,22 +121,38 @@ def demo(
     With the default scripted agent: no network and no keys (mcp-transports: a fixture MCP
     server over real stdio and streamable HTTP; webmcp-vs-pdf: its scripted agent reads the
     PDF in one arm and calls the page's WebMCP tools through headless Chromium in the
-    other). With --agent, the same study runs with that agent; the experiment it ran is
-    copied under RUNS_DIR/demo-<agent>/ so the run can be resumed.
+    other; runtime-revision-ab: two git revisions of its bundled runtime against its scripted
+    model server, a screening pair then an auto-approved 6-pair confirmation, or with
+    --model-server local the screening pair against the local model). With --agent, the
+    same study runs with that agent; the experiment it ran is copied under
+    RUNS_DIR/demo-<agent>/ so the run can be resumed.
 
     Example:
 
         pairbench demo --runs-dir /tmp/runs
         pairbench demo --study webmcp-vs-pdf --runs-dir /tmp/runs
+        pairbench demo --study runtime-revision-ab    # screening + a 6-pair confirmation
         pairbench demo --agent openai --base-url http://127.0.0.1:8080/v1 --model local
         pairbench demo --agent openai --model-server local    # the real local model
     """
     study = _study(study_name)
+    local = model_server is ModelServer.local
+    if _runs_campaigns(study.experiment_path):
+        if agent != "scripted" or base_url or model:
+            raise PairbenchError(
+                f"--study {study.name} runs its own runtime (the minirt adapter) in campaigns: "
+                "drop --agent, --base-url and --model (--model-server local runs it against "
+                "the local model)"
+            )
+        from pairbench.cli._demo_campaign import campaign_demo
+
+        with hold_writer_locks():
+            campaign_demo(study, runs_dir, run_seed, local)
+        return
     # Found before the run starts: a missing server program is one clear error, not a run
     # of infra failures. The servers inherit PATH from here.
     os.environ.update(study.find_commands())
     experiment = study.experiment_path
-    local = model_server is ModelServer.local
     if local:
         if agent not in {"scripted", "openai"}:
             raise PairbenchError(f"--model-server local runs the openai agent, not {agent!r}")
@@ -204,6 +225,14 @@ def _demo_copy(
             (target / name).unlink(missing_ok=True)  # another agent is another protocol
         return path
     raise PairbenchError(f"too many demo-{agent} folders in {runs_dir}; remove old ones")
+
+
+def _runs_campaigns(path: Path) -> bool:
+    """Whether the experiment file says ``order: {block: campaign}`` (read raw: a study's
+    own copy may name a repository that only ``init`` makes)."""
+    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    order = data.get("order") if isinstance(data, dict) else None
+    return isinstance(order, dict) and order.get("block") == "campaign"
 
 
 def yaml_equal(path: Path, data: object) -> bool:

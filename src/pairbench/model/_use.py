@@ -20,8 +20,17 @@ LOOPBACK = {"127.0.0.1", "localhost"}
 
 
 def served_port(loaded: LoadedExperiment) -> int:
-    """The one loopback port the experiment's openai arms name in ``base_url``."""
+    """The one loopback port the experiment's openai arms name in ``base_url`` (or, for an
+    experiment with ``proxy:``, the port of its upstream)."""
     exp = loaded.experiment
+    if exp.proxy is not None:
+        port = urlsplit(exp.proxy.upstream).port
+        if port is None:
+            raise ModelError(
+                f"{loaded.path}: proxy.upstream {exp.proxy.upstream!r} names no port; "
+                "--model-server local serves on one. Fix: http://127.0.0.1:<port>"
+            )
+        return port
     ports: dict[int, list[str]] = {}
     for arm in exp.arms:
         agent = exp.arm_agent(arm)
