@@ -6,6 +6,7 @@ double's llama.cpp endpoints on loopback."""
 from __future__ import annotations
 
 import json
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +119,29 @@ def test_a_server_failing_its_preflight_refuses_the_run_before_anything_is_made(
             start_run(exp, tmp_path / "runs", run_seed=2)
         assert double.exchanges == []
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_the_scripted_model_servers_counters_tell_a_direct_client(tmp_path: Path) -> None:
+    from pairbench.proxy import RecordingProxy, interference, preflight, read_metrics
+    from pairbench.studies.runtime_revision_ab import serve_model
+
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "AR-001"}]})
+
+    def ask(base: str) -> None:
+        headers = {"Content-Type": "application/json"}
+        request = urllib.request.Request(base + "/chat/completions", body.encode(), headers)
+        urllib.request.urlopen(request, timeout=30).read()
+
+    with serve_model() as server:
+        upstream = server.base_url.removesuffix("/v1")
+        assert preflight(upstream).ok
+        with RecordingProxy(upstream, tmp_path / "exchanges.jsonl") as proxy:
+            before = read_metrics(upstream)
+            ask(proxy.url + "/v1")
+            assert interference(before, read_metrics(upstream), proxy.records()).status == "clean"
+            before = read_metrics(upstream)
+            ask(proxy.url + "/v1")
+            ask(server.base_url)  # around the proxy
+            verdict = interference(before, read_metrics(upstream), proxy.records())
+    assert verdict.status == "interference"
+    assert "prompt_tokens_total rose by" in verdict.reason
