@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pairbench import start_run
+from pairbench import resume_run, start_run
+from pairbench._errors import ResumeRefused
 from pairbench.store import RunDir
 from pairbench.studies.runtime_revision_ab import PINNED, make_example
 
@@ -171,3 +172,19 @@ def test_a_shadowing_copy_of_the_runtime_stops_the_run(repo: Path, tmp_path: Pat
 def _events(run_dir: Path, arm: str) -> list[dict[str, object]]:
     path = run_dir / "transcripts" / arm / "t1" / "0.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_resume_after_an_arm_commit_changed_is_refused_naming_it_and_touches_nothing(
+    repo: Path, tmp_path: Path
+) -> None:
+    exp = _experiment(tmp_path / "exp", repo, "import sys; sys.stdin.read(); print('ok')")
+    run = start_run(exp, tmp_path / "runs", run_seed=1)
+    stored = _tree_digest(run.run_dir)
+    text = exp.read_text(encoding="utf-8")
+    exp.write_text(text.replace(PINNED["harness-leak"], PINNED["candidate"]), encoding="utf-8")
+    with pytest.raises(ResumeRefused) as refused:
+        resume_run(run.run_dir)
+    message = str(refused.value)
+    assert "arms.candidate.source.commit" in message
+    assert f"{PINNED['harness-leak']!r} then, {PINNED['candidate']!r} now" in message
+    assert _tree_digest(run.run_dir) == stored  # nothing stored was touched

@@ -19,6 +19,8 @@ from pairbench.store._events import (
     JOURNAL_SCHEMA,
     AttemptFinished,
     AttemptStarted,
+    CampaignIncomplete,
+    MovedRecord,
     OtherEvent,
     RunEnded,
     RunResumed,
@@ -67,7 +69,13 @@ def _result(**changes: object) -> TrialResult:
 
 
 def _every_event() -> list[
-    RunStarted | RunResumed | RunEnded | AttemptStarted | AttemptFinished | WarmServerFailed
+    RunStarted
+    | RunResumed
+    | RunEnded
+    | AttemptStarted
+    | AttemptFinished
+    | WarmServerFailed
+    | CampaignIncomplete
 ]:
     return [
         RunStarted(run_id="r", planned=2, executor=ExecutorRef(name="local")),
@@ -85,6 +93,23 @@ def _every_event() -> list[
         WarmServerFailed(server="docs", error="exited with 1"),
         RunEnded(status="stopped"),
         RunResumed(done=1, executor=ExecutorRef(name="ray", address="auto")),
+        CampaignIncomplete(
+            campaign="r-P0-a",
+            pair=0,
+            arm="a",
+            replaced_by="r-P0-a-R1",
+            reason="the runner stopped during campaign r-P0-a after 1 of its 2 scenarios",
+            moved=[
+                MovedRecord(
+                    key="a/t/0",
+                    attempt=1,
+                    result_from="results/a/t/0.json",
+                    result="replaced/a/t/0.1.json",
+                    result_sha256="3" * 64,
+                    row=trial_row(_result(), kept=True),
+                )
+            ],
+        ),
     ]
 
 

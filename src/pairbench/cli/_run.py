@@ -25,6 +25,10 @@ def finish(outcome: RunOutcome) -> None:
     paths = write_report(outcome.run_dir)
     print_outcomes(json.loads(paths.summary.read_text(encoding="utf-8"))["arms"])
     out.print(f"Run {outcome.run_id}: {outcome.status}")
+    checked = outcome.interference
+    if checked:  # a run with `proxy:`: what the server's counters said around each attempt
+        found = ", ".join(f"{n} {status}" for status, n in sorted(checked.items()))
+        out.print(f"Model server use around each attempt: {found}")
     out.print(f"Report: {paths.markdown}")
     if outcome.status == "interrupted":
         err.print(f"Interrupted. Finish it with: pairbench resume {outcome.run_dir}")

@@ -33,6 +33,7 @@ from pairbench.store._events import AttemptFinished, TrialRow
 from pairbench.store._journal import Journal, check_chain
 from pairbench.store._load_run import load_run, read_run_info
 from pairbench.store._records import TrialResult
+from pairbench.store._replaced import REPLACED, as_kept, superseded
 from pairbench.store._row import trial_row
 from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
@@ -113,9 +114,12 @@ def _check_journal(opened: RunDir, out: list[Mismatch]) -> tuple[list[TrialRow],
     rows: list[TrialRow] = []
     journaled: set[str] = set()
     line = 0
-    for line, event in enumerate(Journal.read(opened.journal_path), start=1):
+    events = Journal.read(opened.journal_path)
+    moved = superseded(events)  # records an incomplete campaign's replacement superseded
+    for line, event in enumerate(events, start=1):
         if not isinstance(event, AttemptFinished):
             continue
+        event = as_kept(event, moved)
         result_ok = True
         for kind, rel, digest in (
             ("result", event.result, event.result_sha256),
@@ -133,7 +137,7 @@ def _check_journal(opened: RunDir, out: list[Mismatch]) -> tuple[list[TrialRow],
                 out.append(bad)
             if event.row is not None:
                 rows.append(event.row)
-    for folder in ("results", "infra", "interrupted", "transcripts"):
+    for folder in ("results", "infra", "interrupted", REPLACED, "transcripts"):
         root = run_dir / folder
         for path in sorted(root.rglob("*")) if root.is_dir() else []:
             rel = path.relative_to(run_dir).as_posix()

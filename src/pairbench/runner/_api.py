@@ -15,10 +15,12 @@ from typing import Any
 
 from pairbench import _registry
 from pairbench._clock import now_iso
-from pairbench._errors import PairbenchError, ResumeRefused, RunDirError, RunRefused
+from pairbench._errors import PairbenchError, RunDirError, RunRefused
 from pairbench._process import supervised
 from pairbench._version import __version__
 from pairbench.freeze._identity import run_identities
+from pairbench.runner._campaigns import replace_incomplete, write_campaigns
+from pairbench.runner._changes import check_resumable
 from pairbench.runner._context import (
     RunContext,
     canary_for,
@@ -27,8 +29,15 @@ from pairbench.runner._context import (
     stored_identities,
 )
 from pairbench.runner._gate import Gate, check_gate
-from pairbench.runner._model_proxy import endpoint_identity, proxy_for_run, sampling_defaults
+from pairbench.runner._model_proxy import (
+    endpoint_identity,
+    interference_counts,
+    proxy_for_run,
+    require_preflight,
+    sampling_defaults,
+)
 from pairbench.runner._progress import RunProgress
+from pairbench.runner._protected import check_protected
 from pairbench.runner._ray import attempt_runner, check_executor
 from pairbench.runner._recover import recover_state
 from pairbench.runner._revisions import prepare_revisions, release_revisions
@@ -65,6 +74,12 @@ class RunOutcome:
         trial table instead: ``pairbench.store.load_table``)."""
         return RunDir(self.run_dir).results()
 
+    @property
+    def interference(self) -> dict[str, int]:
+        """With ``proxy:``: attempts per interference verdict (``clean``, ``interference``,
+        ...), from ``proxy/interference.jsonl``; empty for other runs."""
+        return interference_counts(RunDir(self.run_dir))
+
 
 def _any_simulated(loaded: LoadedExperiment) -> bool:
     """True when any arm's adapter class declares ``simulated = True`` (reports say so)."""
@@ -90,6 +105,7 @@ def _run_info(
     executor: ExecutorRef,
     model_server: Mapping[str, Any] | None = None,
     staged: StagedRun | None = None,
+    protected: Mapping[str, str] | None = None,
 ) -> RunInfo:
     """run.json, written once with the run folder (status and the rest: journal events)."""
     exp = loaded.experiment
@@ -127,6 +143,7 @@ def _run_info(
             # A secret's literal value in an arm's env or pinned env: name and SHA-256.
             **stored_identities(run_identities(loaded), exp),
             **endpoint_identity(exp.proxy),
+            **({"protected": dict(protected)} if protected else {}),
         },
         started_at=now_iso(),
         executor=executor,
@@ -178,6 +195,7 @@ def _execute(
                 f"`pairbench resume {run_dir.path}`"
             ) from exc
     _mark_ended(run_dir, status)
+    write_campaigns(run_dir, schedule)
     return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status)
 
 
@@ -261,6 +279,7 @@ def start_run(
         case_set=case_set,
     )
     check_executor(loaded, executor, ray_address)
+    protected = check_protected(loaded.experiment.protected, loaded.path, runs_dir)
     # Before the gate, which reads every run.json here: a dead run's unnamed folder is none.
     RunDir.clear_abandoned(runs_dir)
     gate = check_gate(
@@ -287,6 +306,7 @@ def start_run(
             f"--concurrency {workers}: a run with a 'proxy' runs one attempt at a time (each "
             "attempt's model requests are those made while it holds the proxy); drop --concurrency"
         )
+    require_preflight(loaded.experiment.proxy)  # refused before the run folder is made
     lock_bytes = gate.lock.to_bytes()
     run_info = _run_info(
         loaded,
@@ -297,6 +317,7 @@ def start_run(
         ExecutorRef(name=executor, address=ray_address),
         model_server,
         staged,
+        protected,
     )
     # The planned order is on disk before the first attempt starts: the folder appears under
     # its name only with its plan and lock in it, and with this process as its writer.
@@ -354,12 +375,9 @@ def _resume(
     # As at the start: a ${env:NAME} an agent reads must be set now too (one clear error,
     # nothing changed), not an infra failure per attempt.
     require_secrets(loaded.experiment, str(exp_file))
-    if loaded.canonical_hash != info.canonical_hash:
-        raise ResumeRefused(
-            f"refusing to resume {run_dir.path.name}: {exp_file} changed since the run started "
-            f"(canonical hash {info.canonical_hash} then, {loaded.canonical_hash} now). "
-            "Restore the original experiment, or start a new run."
-        )
+    # Nothing may have changed since the run started: the experiment, its protected
+    # evidence; and the model server must be fit (one clear refusal, nothing touched).
+    check_resumable(info, loaded, exp_file, run_dir.path)
     recorded = info.executor or RunExecutor(name="local")
     name = executor or recorded.name
     if ray_address is None and name == recorded.name:
@@ -371,6 +389,8 @@ def _resume(
     journal = run_dir.journal()
     journal.append(RunResumed(done=len(state.done), executor=chosen))
     journal.close()
+    # A campaign the runner stopped in is kept as incomplete and re-run whole.
+    replace_incomplete(run_dir, schedule, state, loaded.experiment.replacement)
     return _execute(
         loaded, run_dir, info.run_id, schedule, chosen, state, info.concurrency or 1, progress
     )

@@ -9,14 +9,24 @@ the proxy at a time), the agent gets ``env`` = the proxy's URL + ``path``, and a
 requests give the attempt's seeding, proven from the bodies sent (a seed dropped on one retry
 makes the trial unseeded, named), and a ``model_proxy`` transcript event with each sampling
 parameter ``sent``, ``mixed`` or ``server_default`` and any violation of ``require``.
+
+Before the run (and a resume) the server must pass ``preflight`` (healthy, one slot, idle),
+or the run is refused before anything is made. Around each attempt the server's ``/metrics``
+are read (``attempt_window``): counters that rose by more than the proxy forwarded mean
+another client used the server, and the attempt's ``interference`` transcript event (and a
+line of ``proxy/interference.jsonl``) says so. An attempt whose model requests all failed on
+the server's side (5xx, unreachable) before any succeeded is ``infra``, not the agent's
+failure (``startup_failure``).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import json
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from pairbench._errors import RunRefused
 from pairbench.schedule._plan import TrialKey
 from pairbench.spec._proxy import ModelProxy
 from pairbench.store._records import Seeding
@@ -25,7 +35,11 @@ from pairbench.store._run_record import RunRecord
 from pairbench.store._transcript import Transcript
 
 if TYPE_CHECKING:  # the proxy's dependencies load only for runs that declare one
-    from pairbench.proxy import RecordingProxy
+    from pairbench.proxy import ExchangeRecord, MetricsSnapshot, RecordingProxy
+    from pairbench.runner._attempt import AttemptRecord
+
+INTERFERENCE_FILE = "interference.jsonl"
+"""Under the run's ``proxy/``: one line per attempt, its interference verdict."""
 
 
 def endpoint_identity(spec: ModelProxy | None) -> dict[str, Any]:
@@ -100,3 +114,88 @@ def attempt_evidence(
         violations=[v.model_dump(mode="json") for v in sampling.violations],
     )
     return proof.seeding()
+
+
+def require_preflight(spec: ModelProxy | None) -> None:
+    """Refuse the run unless the proxied server is healthy, has one slot, and it is idle.
+
+    Raises:
+        RunRefused: naming each failed check.
+    """
+    if spec is None:
+        return
+    from pairbench.proxy import preflight
+
+    found = preflight(spec.upstream)
+    if not found.ok:
+        raise RunRefused(
+            f"the model server {spec.upstream} failed its preflight: {'; '.join(found.reasons)}. "
+            "A paired run needs it healthy, with one slot (llama-server -np 1), idle; fix the "
+            "server (or wait for its other client to finish) and run again"
+        )
+
+
+def window_start(spec: ModelProxy | None) -> MetricsSnapshot | None:
+    """The server's ``/metrics`` before an attempt (None without ``proxy:``)."""
+    if spec is None:
+        return None
+    from pairbench.proxy import read_metrics
+
+    return read_metrics(spec.upstream)
+
+
+def startup_failure(records: Iterable[ExchangeRecord]) -> str | None:
+    """Why the attempt never reached the model: its model requests all failed on the
+    server's side (5xx or no answer) before any succeeded; None otherwise."""
+    failed: list[str] = []
+    for r in records:
+        if not r.is_model_request:
+            continue
+        if r.status is not None and r.status < 300:
+            return None
+        if r.status is None or r.status >= 500:
+            failed.append(f"#{r.n} {r.status or 'no answer'}")
+    if not failed:
+        return None
+    return f"the model server failed every model request of the attempt ({', '.join(failed)})"
+
+
+def attempt_window(
+    spec: ModelProxy,
+    proxy: RecordingProxy,
+    run_dir: RunDir,
+    label: str,
+    before: MetricsSnapshot,
+    rec: AttemptRecord,
+) -> AttemptRecord:
+    """After an attempt: its interference verdict recorded, and ``infra`` if the server
+    failed it before any model success (a passed attempt stays passed)."""
+    from pairbench.proxy import interference, read_metrics
+    from pairbench.runner._attempt import AttemptRecord
+
+    records = proxy.records()
+    verdict = interference(before, read_metrics(spec.upstream), records)
+    fields = verdict.model_dump(mode="json")
+    rec.transcript.emit("interference", label=label, **fields)
+    line = {"label": label, "status": verdict.status, "reason": verdict.reason}
+    with (run_dir.path / "proxy" / INTERFERENCE_FILE).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line, sort_keys=True) + "\n")
+    result = rec.result
+    broken = startup_failure(r for r in records if r.label == label)
+    if broken is None or result.outcome in {"passed", "infra", "interrupted"}:
+        return rec
+    reason = f"{broken}; the agent's own outcome was {result.outcome}: {result.reason}"
+    updated = result.model_copy(update={"outcome": "infra", "reason": reason})
+    return AttemptRecord(result=updated, transcript=rec.transcript)
+
+
+def interference_counts(run_dir: RunDir) -> dict[str, int]:
+    """Per verdict (``clean``, ``interference``, ...), how many attempts of the run got it."""
+    path = run_dir.path / "proxy" / INTERFERENCE_FILE
+    counts: dict[str, int] = {}
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    for text in lines:
+        with contextlib.suppress(ValueError):
+            status = str(json.loads(text)["status"])
+            counts[status] = counts.get(status, 0) + 1
+    return counts

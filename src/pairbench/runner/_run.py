@@ -25,6 +25,7 @@ from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._ceiling import CostCeiling, Reservation, Spend
 from pairbench.runner._context import CANARY_ENV, RunContext
 from pairbench.runner._folders import folder_pool, premake_folders
+from pairbench.runner._model_proxy import attempt_label, attempt_window, window_start
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._slots import AttemptSlots
 from pairbench.runner._warm import warm_servers
@@ -45,6 +46,10 @@ class RunState:
     done: set[TrialKey] = field(default_factory=set)
     attempts: dict[TrialKey, int] = field(default_factory=lambda: defaultdict(int))
     infra: dict[TrialKey, int] = field(default_factory=lambda: defaultdict(int))
+    campaign_replacements: dict[tuple[int, str], int] = field(
+        default_factory=lambda: defaultdict(int)
+    )
+    """Per campaign (pair, arm): its replacements so far (infra retries, whole re-runs)."""
     spend: Spend = field(default_factory=Spend)
     """Every recorded attempt's cost, this invocation's and (on resume) the stored ones."""
     stop_reason: str | None = None
@@ -166,7 +171,13 @@ class Executor:
         try:
             # Durable before the agent starts: a crash can never hide an attempt that ran.
             await self._event((), AttemptStarted(key=key.label, attempt=attempt))
+            spec, proxy = self.rc.loaded.experiment.proxy, self.rc.proxy
+            before = await asyncio.to_thread(window_start, spec if proxy else None)
             rec = await self.attempt_runner(self.rc, key, pair, attempt)
+            if spec is not None and proxy is not None and before is not None:
+                label = attempt_label(key, attempt)  # interference, and a startup 503 is infra
+                args = (spec, proxy, self.rc.run_dir, label, before, rec)
+                rec = await asyncio.to_thread(attempt_window, *args)
         except BaseException as exc:
             self.ceiling.release(held)
             if isinstance(exc, asyncio.CancelledError):
@@ -178,11 +189,22 @@ class Executor:
         # stored records (results/, infra/) add up to.
         self.ceiling.settle(held, result)
         if result.outcome == "infra":
+            exp = self.rc.loaded.experiment
             self.state.infra[key] += 1
-            if self.state.infra[key] > self.rc.loaded.experiment.infra.retries:
+            slot = (key.trial, key.arm)
+            if self.schedule.campaigns:
+                self.state.campaign_replacements[slot] += 1
+            if self.state.infra[key] > exp.infra.retries:
                 self.state.stop_reason = (
                     f"trial {key.label} failed for infrastructure reasons "
                     f"{self.state.infra[key]} times; last: {result.reason}"
+                )
+            elif self.state.campaign_replacements[slot] > exp.replacement.max_per_campaign:
+                self.state.stop_reason = (
+                    f"trial {key.label} failed for infrastructure reasons, and its retry "
+                    f"would be replacement {self.state.campaign_replacements[slot]} of a "
+                    f"campaign allowing {exp.replacement.max_per_campaign} "
+                    f"(replacement.max_per_campaign); last: {result.reason}"
                 )
         return result.outcome, durable
 

@@ -15,6 +15,7 @@ from pairbench.spec._policies import (
     Budget,
     CampaignOrder,
     InfraPolicy,
+    ReplacementPolicy,
 )
 from pairbench.spec._proxy import ModelProxy
 from pairbench.spec._report_spec import ReportSpec
@@ -325,6 +326,14 @@ class Experiment(Frozen):
     proxy: ModelProxy | None = Field(default=None, exclude_if=lambda v: v is None)
     """The runtime's model server, fronted by pairbench's recording proxy (``ModelProxy``);
     left out of the hash when absent."""
+    replacement: ReplacementPolicy = Field(
+        default_factory=ReplacementPolicy, exclude_if=lambda v: v == ReplacementPolicy()
+    )
+    """What a run replaces, and how often (``ReplacementPolicy``); left out of the hash at
+    its default."""
+    protected: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Folders of evidence no run may write (a historical campaign's), relative to the
+    experiment file: hashed before each run and resume; a runs folder inside one is refused."""
     """The sections and plots the report shows (``ReportSpec``); left out of the hash when
     not declared."""
 

@@ -48,3 +48,32 @@ class InfraPolicy(Frozen):
 
     retries: int = Field(default=1, ge=0, le=1)
     """Retries of an infra-failed trial (kept under ``infra/``); one more failure stops the run."""
+
+
+MAX_REPLACEMENTS = 10
+"""Replacements one campaign may take at most: more means something is broken, not unlucky."""
+
+
+def _infra_only() -> list[Literal["infra"]]:
+    return ["infra"]
+
+
+class ReplacementPolicy(Frozen):
+    """``replacement:``: which failed units a run replaces, declared before it runs.
+
+    A replacement re-runs a unit; what it replaces is kept, and reports show results with
+    and without replacements. The unit follows from what failed: a scenario whose attempt
+    is ``infra`` is retried at once, in place (``infra.retries``); a campaign the runner
+    stopped or was killed in (``order: {block: campaign}``) is kept as ``incomplete``, never
+    finished piecemeal, and re-run whole under a new campaign id (``<id>-R1``) by
+    ``pairbench resume``. Each counts against ``max_per_campaign``::
+
+        replacement: {eligible: [infra], max_per_campaign: 2}
+    """
+
+    eligible: list[Literal["infra"]] = Field(default_factory=_infra_only, min_length=1)
+    """Outcomes whose scenario is replaced: ``infra`` only (unscored). A scored outcome is
+    never replaced: re-running it until it suits would choose the results."""
+    max_per_campaign: int = Field(default=2, ge=0, le=MAX_REPLACEMENTS)
+    """Replacements (infra retries and whole re-runs) one campaign may take; the one past
+    it stops the run, named."""

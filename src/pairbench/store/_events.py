@@ -267,6 +267,50 @@ class WarmServerFailed(_Event):
     """Why it did not start."""
 
 
+class MovedRecord(_Line):
+    """A final record an incomplete campaign's replacement supersedes: moved, bytes
+    unchanged, from ``results/`` (and ``transcripts/``) to ``replaced/``."""
+
+    key: str
+    """``arm/task/trial``."""
+    attempt: int
+    """The attempt the record is of."""
+    result_from: str
+    """Where its ``attempt_finished`` line put it (``results/...``)."""
+    result: str
+    """Where it is kept now (``replaced/<arm>/<task>/<trial>.<attempt>.json``)."""
+    result_sha256: str
+    """SHA-256 of the record (as journaled when it was written)."""
+    transcript_from: str | None = None
+    """Where its transcript was (null: it had none)."""
+    transcript: str | None = None
+    """Where its transcript is kept now."""
+    transcript_sha256: str | None = None
+    """SHA-256 of the transcript."""
+    row: TrialRow
+    """The record's trial-table row from now on: ``kept`` true (no longer a final)."""
+
+
+class CampaignIncomplete(_Event):
+    """A campaign the runner stopped in is kept as incomplete, never finished piecemeal:
+    written by ``resume`` before its records move, so a crash in between redoes the moves."""
+
+    event: Literal["campaign_incomplete"] = "campaign_incomplete"
+    campaign: str
+    """The incomplete campaign's id (``<run-id>-P<k>-<arm>``, or an earlier replacement's)."""
+    pair: int
+    """Its campaign pair (trial index)."""
+    arm: str
+    """Its arm."""
+    replaced_by: str | None = None
+    """The replacement that re-runs it whole (``<id>-R<n>``); null when the replacement
+    policy's maximum was reached and the run stopped instead."""
+    reason: str
+    """Why it is incomplete."""
+    moved: list[MovedRecord] = Field(default_factory=list)
+    """Its final records, superseded by the replacement's (empty when none was made)."""
+
+
 class OtherEvent(_Line):
     """An event this version does not know (from a later version): kept, not interpreted."""
 
@@ -282,6 +326,7 @@ EVENTS: tuple[type[_Line], ...] = (
     AttemptStarted,
     AttemptFinished,
     WarmServerFailed,
+    CampaignIncomplete,
 )
 """Every event kind this version writes, in the order a run writes them."""
 
@@ -301,6 +346,7 @@ JournalEvent = Annotated[
     | Annotated[AttemptStarted, Tag("attempt_started")]
     | Annotated[AttemptFinished, Tag("attempt_finished")]
     | Annotated[WarmServerFailed, Tag("warm_server_failed")]
+    | Annotated[CampaignIncomplete, Tag("campaign_incomplete")]
     | Annotated[OtherEvent, Tag("other")],
     Discriminator(_kind),
 ]

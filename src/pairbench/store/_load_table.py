@@ -18,6 +18,7 @@ from pairbench.store._atomic import write_atomic
 from pairbench.store._events import AttemptFinished, TrialRow
 from pairbench.store._load_run import _records, read_run_info
 from pairbench.store._records import first_error
+from pairbench.store._replaced import as_kept, superseded
 from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
@@ -41,9 +42,12 @@ class RunTable:
 def _journal_rows(run_dir: RunDir) -> list[TrialRow] | None:
     """Rows of every committed record, in journal order; None if an event predates rows."""
     rows: list[TrialRow] = []
-    for event in run_dir.journal_events():
+    events = run_dir.journal_events()
+    moved = superseded(events)  # an incomplete campaign's records: kept rows from then on
+    for event in events:
         if not isinstance(event, AttemptFinished) or event.result is None:
             continue  # a crash-recovered interrupted attempt left no record to tabulate
+        event = as_kept(event, moved)
         if event.row is None:
             return None
         rows.append(event.row)

@@ -86,6 +86,8 @@ class ChatScript(Frozen):
     rate_limit_on: list[int] = Field(default_factory=list)
     quota_on: list[int] = Field(default_factory=list)
     server_error_on: list[int] = Field(default_factory=list)
+    unavailable_on: list[int] = Field(default_factory=list)
+    """Requests answered 503 ``Loading model``, as llama-server does while it starts."""
     omit_usage_on: list[int] = Field(default_factory=list)
     fail_auth: bool = False
     api_key: str | None = None
@@ -284,6 +286,8 @@ class ChatDouble:
             self._received += 1
             n = self._received
         refusal = refusal_for(self.script, request.headers.get("authorization", ""), n)
+        if refusal is None and n in self.script.unavailable_on:  # llama-server, loading
+            refusal = error(503, "Loading model", "unavailable_error", None)
         if refusal is not None:
             self._record(n, body, refusal.status_code, None, raw)
             return refusal

@@ -67,7 +67,8 @@ class Frame:
     scored: Ints
     """``final`` rows whose outcome enters success denominators."""
     first: Ints
-    """Per trial, its first attempt: the earliest kept infra attempt, else the final record."""
+    """Per trial, its first attempt: the earliest kept infra attempt or superseded record (a
+    campaign re-run whole), else the final record."""
     limit_ms: float | None
     reviews: Sequence[Mapping[str, Any]] = ()
     """Manual review notes (``manual_review.json``), shown beside the machine outcome."""
@@ -129,9 +130,11 @@ def build_frame(
     scored = final[np.isin(cols["outcome"][final], scored_codes)]
 
     # First attempts: a trial with a kept infra attempt started with one (the runner
-    # retries only after infra), so its lowest-numbered infra attempt replaces the final.
+    # retries only after infra), and one whose campaign was re-run whole started with its
+    # superseded record (kept under replaced/, with a scored outcome): the lowest-numbered
+    # of those replaces the final.
     infra_code = outcome.index("infra") if "infra" in outcome else -2
-    infra = kept[cols["outcome"][kept] == infra_code]
+    infra = kept[np.isin(cols["outcome"][kept], [infra_code, *scored_codes])]
     order, starts = _first_of_groups(
         (infra, cols["attempt"][infra], trial[infra], task[infra], arm[infra])
     )

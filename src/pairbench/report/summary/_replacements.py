@@ -8,6 +8,10 @@ should see that retrying did not move the numbers, so the report shows both:
 - **without replacements**: each trial's first attempt only, an infra-failed first
   attempt counted as a miss (scored, not passed).
 
+A campaign the runner stopped in is re-run whole on resume (``runner._campaigns``): its
+final records are kept under ``replaced/`` and are the first attempts of their trials, so
+*without replacements* counts them and the replacement campaign only where they are missing.
+
 Interrupted attempts are not replacements: the operator stopped the run, the trial did
 not fail, and resume re-runs it. They are listed under "attention" and ignored here.
 """
@@ -61,7 +65,8 @@ def passed_without(frame: Frame) -> Passed:
 
 
 def replaced_trials(frame: Frame) -> int:
-    """Trials whose first attempt failed for infra reasons (a retry, or nothing, replaced it)."""
-    # Final results are never infra (infra attempts are kept apart), so an infra first
-    # attempt always stands for a replaced one.
-    return int(frame.mask("infra")[frame.first].sum())
+    """Trials whose first attempt was replaced: it failed for infra reasons (a retry, or
+    nothing, replaced it) or its campaign was re-run whole."""
+    # A first attempt that is a kept record always stands for a replaced one: final
+    # results are never kept.
+    return int(np.isin(frame.first, frame.kept).sum())

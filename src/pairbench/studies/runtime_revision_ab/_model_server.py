@@ -46,7 +46,7 @@ def _timings(prompt_n: int, predicted_n: int) -> dict[str, float | int]:
     # A fixed speed (2000 t/s prompt, 50 t/s generation): plausible and reproducible.
     prompt_ms, predicted_ms = prompt_n / 2.0, predicted_n * 20.0
     return {
-        "prompt_n": prompt_n, "prompt_ms": prompt_ms,
+        "cache_n": 0, "prompt_n": prompt_n, "prompt_ms": prompt_ms,
         "prompt_per_token_ms": 0.5, "prompt_per_second": 2000.0,
         "predicted_n": predicted_n, "predicted_ms": predicted_ms,
         "predicted_per_token_ms": 20.0, "predicted_per_second": 50.0,
@@ -71,6 +71,28 @@ def _completion(server: ModelServer, body: dict[str, Any]) -> dict[str, Any]:
         "usage": usage,
         "timings": _timings(prompt_n, predicted_n),
     }  # fmt: skip
+
+
+def _metrics(server: ModelServer) -> str:
+    """llama-server's ``/metrics`` counters, from what was served: prompt tokens processed
+    (no prompt cache here, so none reused), tokens generated, and one decode per prompt
+    batch plus one per generated token; nothing is in flight between requests."""
+    with server.lock:
+        prompt = sum(r["usage"]["prompt_tokens"] for r in server.requests)
+        predicted = sum(r["usage"]["completion_tokens"] for r in server.requests)
+        count = len(server.requests)
+    values = {
+        "prompt_tokens_total": ("counter", prompt),
+        "prompt_tokens_cached_total": ("counter", 0),
+        "tokens_predicted_total": ("counter", predicted),
+        "n_decode_total": ("counter", count + predicted),
+        "requests_total": ("counter", count),  # not llama.cpp's: kept for older readers
+        "requests_processing": ("gauge", 0),
+    }
+    lines = []
+    for name, (kind, value) in values.items():
+        lines += [f"# TYPE llamacpp:{name} {kind}", f"llamacpp:{name} {value}"]
+    return "\n".join(lines) + "\n"
 
 
 def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
@@ -100,9 +122,7 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, {"object": "list", "data": [
                     {"id": MODEL, "object": "model", "owned_by": "pairbench"}]})  # fmt: skip
             elif path == "/metrics":
-                count = len(server.requests)
-                text = f"llamacpp:requests_total {count}\n".encode()
-                self._send(200, text, "text/plain; version=0.0.4")
+                self._send(200, _metrics(server).encode(), "text/plain; version=0.0.4")
             else:
                 self._send(404, {"error": {"message": f"no route {path}"}})
 
