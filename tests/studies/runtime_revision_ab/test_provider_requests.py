@@ -3,6 +3,7 @@ search, from ``ExchangeRecord``s (no server needed)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pairbench.proxy import ExchangeRecord
@@ -23,15 +24,25 @@ def test_only_chat_completions_count_and_map_to_provider_requests() -> None:
     records = [
         _record(1, "GET", "/v1/models", status=200),
         _record(2, "POST", "/v1/chat/completions", status=200,
-                request_json={"seed": 4, "temperature": 1, "messages": []},
-                usage={"prompt_tokens": 10, "completion_tokens": 2}),
+                request_json={"seed": 4, "temperature": 1, "max_tokens": 64, "messages": [
+                    {"role": "tool", "tool_call_id": "c0", "content": "ok"}]},
+                response_json={"choices": [{"message": {"content": None, "tool_calls": [
+                    {"id": "c1", "function": {"name": "f", "arguments": "{}"}}]}}]},
+                usage={"prompt_tokens": 10, "completion_tokens": 2},
+                timings={"predicted_ms": 40.0}),
         _record(3, "POST", "/v1/chat/completions", request_json={"seed": "4"}),
     ]  # fmt: skip
     chats = chat_completions(records)
     assert [r.n for r in chats] == [2, 3]
     got = [ProviderRequest.from_record(r) for r in chats]
-    assert got[0] == ProviderRequest(sha256="ab" * 32, seed=4, temperature=1.0, status=200,
-                                     prompt_tokens=10, completion_tokens=2)  # fmt: skip
+    messages = [{"role": "tool", "tool_call_id": "c0", "content": "ok"}]
+    assert got[0] == ProviderRequest(
+        sha256="ab" * 32, seed=4, temperature=1.0, status=200, prompt_tokens=10,
+        completion_tokens=2, n=2, tool_calls=["c1"], tool_results=["c0"],
+        prompt_chars=len(json.dumps(messages)), max_tokens=64, generation_ms=40.0,
+        reply_chars=len(json.dumps([None, [{"id": "c1", "function": {"name": "f",
+                                                                      "arguments": "{}"}}]])),
+    )  # fmt: skip
     # no response at all (the endpoint unreachable): the 502 the client got
     assert (got[1].seed, got[1].temperature, got[1].status, got[1].prompt_tokens) == (
         None, None, 502, None)  # fmt: skip

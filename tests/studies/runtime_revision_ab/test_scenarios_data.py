@@ -17,7 +17,9 @@ from pairbench.studies.runtime_revision_ab._snapshot import delta, snapshot
 
 def test_the_public_names_are_deliberate() -> None:
     assert sorted(rab.__all__) == sorted(
-        ["CANARY", "PINNED", "SCENARIO_IDS", "ClaimEvidence", "DispatchEvent", "ExampleRepo",
+        ["CANARY", "MODEL_PORT", "PINNED", "STUDY", "MinirtAgent", "ScenarioEvidence",
+         "grade_minirt", "prepare", "scenario_evidence", "SCENARIO_IDS", "ClaimEvidence",
+         "DispatchEvent", "ExampleRepo",
          "FileChange", "FileState", "ModelServer", "Obligation", "Prohibited",
          "ProviderRequest", "Scenario", "ScenarioResult", "Scope", "claim_evidence",
          "load_scenario", "make_example", "prohibited_attempts", "read_events",
