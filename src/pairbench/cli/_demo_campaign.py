@@ -68,17 +68,21 @@ def _model(experiment: Path, local: bool) -> Iterator[dict[str, object] | None]:
             err.print(f"serving the local model at {server.url}/v1", markup=False)
             yield identity
         return
-    from pairbench.studies.runtime_revision_ab import MODEL_PORT, serve_model
+    from pairbench.model._use import served_port
+    from pairbench.spec import load_experiment
+    from pairbench.studies.runtime_revision_ab import serve_model
 
-    try:
-        with serve_model(MODEL_PORT) as server:
-            err.print(f"serving the scripted model at {server.base_url}", markup=False)
-            yield None
-    except OSError as exc:
-        raise PairbenchError(
-            f"cannot serve the scripted model on 127.0.0.1:{MODEL_PORT}: {exc}. Fix: stop what "
-            "listens there (another demo?) and try again"
-        ) from exc
+    port = served_port(load_experiment(experiment))  # the experiment's proxy.upstream
+    with contextlib.ExitStack() as stack:
+        try:
+            scripted = stack.enter_context(serve_model(port))
+        except OSError as exc:
+            raise PairbenchError(
+                f"cannot serve the scripted model on 127.0.0.1:{port}: {exc}. Fix: stop what "
+                "listens there (another demo?) and try again"
+            ) from exc
+        err.print(f"serving the scripted model at {scripted.base_url}", markup=False)
+        yield None
 
 
 def campaign_demo(study: Study, runs_dir: Path, run_seed: int | None, local: bool) -> None:

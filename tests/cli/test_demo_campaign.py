@@ -1,0 +1,70 @@
+"""``pairbench demo --study runtime-revision-ab``'s flow on a cut-down copy of the study: the
+study prepared once, screening, a confirmation plan written, approved as a demo and run,
+both reported, nothing left running."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from pathlib import Path
+
+import psutil
+import pytest
+from ruamel.yaml import YAML
+
+from pairbench.cli import _demo_campaign
+from pairbench.freeze._verify_run import verify_run
+from pairbench.studies import Study
+from pairbench.studies.runtime_revision_ab import STUDY, prepare
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _small_study(root: Path) -> Study:
+    """The study with two scenarios, its model on a free port."""
+    shutil.copytree(STUDY.root, root, ignore=shutil.ignore_patterns("__pycache__"))
+    yaml = YAML()
+    path = root / "experiment.yaml"
+    data = yaml.load(path.read_text(encoding="utf-8"))
+    data["tasks"] = [t for t in data["tasks"] if t["id"] in ("ar-001", "ar-007")]
+    data["proxy"]["upstream"] = f"http://127.0.0.1:{_free_port()}"
+    with path.open("w", encoding="utf-8") as handle:
+        yaml.dump(data, handle)
+    return Study(name="runtime-revision-ab", title="cut down", root=root, prepare=prepare)
+
+
+def test_the_demo_screens_plans_approves_confirms_and_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_demo_campaign, "CONFIRMATION_PAIRS", 2)
+    study = _small_study(tmp_path / "study")
+    runs = tmp_path / "runs"
+    _demo_campaign.campaign_demo(study, runs, run_seed=2, local=False)
+    folder = runs / "demo-runtime-revision-ab"
+    assert (folder / "minirt" / ".git").is_dir()
+    run_dirs = sorted(p for p in runs.iterdir() if p.name.startswith("runtime-revision-ab-"))
+    assert len(run_dirs) == 2
+    stages = {}
+    for run_dir in run_dirs:
+        info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        stages[info["stage"]] = (run_dir, info)
+        assert (run_dir / "report.md").is_file() and verify_run(run_dir) == []
+    screening, confirmation = stages["screening"][0], stages["confirmation"][1]
+    (plan_path,) = folder.glob("plan-*.json")
+    plan = json.loads(plan_path.read_text(encoding="utf-8"))
+    assert plan["screening_run"] == screening.name and plan["n_pairs"] == 2
+    assert plan["approval"]["by"] == _demo_campaign.APPROVER
+    assert confirmation["plan"]["sha256"] == plan["approval"]["plan_sha256"]
+    # 2 pairs x 2 arms x 2 scenarios, every one graded from its evidence
+    results = list((stages["confirmation"][0] / "results").rglob("*.json"))
+    assert len(results) == 8
+    assert psutil.Process().children(recursive=True) == []
+    # A second demo reuses the prepared copy (its repository is not rewritten).
+    assert _demo_campaign.demo_folder(study, runs, local=False) == folder / "experiment.yaml"
