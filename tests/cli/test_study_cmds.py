@@ -117,3 +117,22 @@ def test_score_as_a_real_subprocess(tmp_path: Path) -> None:
     path.write_text(json.dumps(reference_answer()), encoding="utf-8")
     done = cli("score", "--study", "webmcp-vs-pdf", str(path), cwd=tmp_path)
     assert done.returncode == 0 and "13/13" in done.stdout
+
+
+def test_serve_model_prints_its_url_and_answers_until_stopped(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    argv = [sys.executable, "-m", "pairbench", "study", "runtime-revision-ab", "serve-model",
+            "--port", str(port)]  # fmt: skip
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, text=True) as server:
+        try:
+            assert server.stdout is not None
+            url = server.stdout.readline().strip()
+            assert url == f"http://127.0.0.1:{port}/v1"
+            props = httpx.get(f"http://127.0.0.1:{port}/props", timeout=10).json()
+            assert props["total_slots"] == 1
+        finally:
+            server.terminate()

@@ -1,4 +1,5 @@
-"""``pairbench study webmcp-vs-pdf reference|serve`` and ``pairbench score --study ...``."""
+"""``pairbench study webmcp-vs-pdf reference|serve``, ``pairbench study runtime-revision-ab
+serve-model`` and ``pairbench score --study ...``."""
 
 from __future__ import annotations
 
@@ -142,3 +143,38 @@ def score(
         )
     out.print(table)
     out.print(f"{result.label}: {result.reason}", markup=False, highlight=False)
+
+
+rab_app = typer.Typer(
+    help="The runtime-revision-ab study: its scripted model server.", no_args_is_help=True
+)
+study_app.add_typer(rab_app, name="runtime-revision-ab")
+
+
+@rab_app.command("serve-model")
+@user_errors
+def serve_model_cmd(
+    port: int = typer.Option(18090, help="Port on 127.0.0.1 (the study's proxy.upstream)."),
+) -> None:
+    """Serve the study's scripted, llama.cpp-like model on 127.0.0.1 and print its base URL;
+    Ctrl-C stops.
+
+    It answers Chat Completions from per-scenario scripts (seeded branches) with usage and
+    timings, plus /props, /slots, /health and /metrics, so runs are reproducible offline.
+
+    Example:
+
+        pairbench study runtime-revision-ab serve-model --port 18090
+    """
+    import threading
+
+    from pairbench.studies.runtime_revision_ab import serve_model
+
+    try:
+        with serve_model(port) as server:
+            sys.stdout.write(f"{server.base_url}\n")
+            sys.stdout.flush()
+            with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it stops
+                threading.Event().wait()
+    except OSError as exc:
+        raise PairbenchError(f"cannot listen on 127.0.0.1:{port}: {exc}") from exc
