@@ -251,3 +251,33 @@ def test_concurrent_exchanges_each_get_their_own_number_and_body(rig: Rig) -> No
     assert [r.n for r in records] == [1, 2, 3, 4]
     assert sorted(r.request_json["seed"] for r in records) == [0, 1, 2, 3]
     assert {r.request_sha256 for r in records} == {e.body_sha256 for e in rig.double.exchanges}
+
+
+class Silent:
+    """An upstream that takes a request and does not answer until released."""
+
+    def __init__(self) -> None:
+        self.url = ""
+        self.release = threading.Event()
+
+    def app(self) -> Starlette:
+        async def silent(_request: Request) -> Response:
+            await asyncio.get_running_loop().run_in_executor(None, self.release.wait, 30)
+            return JSONResponse({})
+
+        return Starlette(routes=[Route("/v1/chat/completions", silent, methods=["POST"])])
+
+
+def test_a_request_the_upstream_never_answered_is_recorded_at_stop(tmp_path: Path) -> None:
+    upstream = Silent()
+    with serve_in_thread(server_for, upstream, "silent upstream"):
+        try:
+            proxy = RecordingProxy(upstream.url, tmp_path / "x.jsonl").start()
+            with pytest.raises(httpx.TimeoutException):
+                httpx.post(f"{proxy.url}/v1/chat/completions", json=chat_body(), timeout=0.5)
+            proxy.stop()  # the exchange is still waiting: cancelled, and kept
+        finally:
+            upstream.release.set()  # before the upstream stops: it need not wait for it
+    (record,) = read_records(tmp_path / "x.jsonl")
+    assert record.status is None and record.request_json == chat_body()
+    assert record.error is not None and record.error.startswith("cancelled before the upstream")

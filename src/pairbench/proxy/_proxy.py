@@ -200,6 +200,12 @@ class RecordingProxy:
             body = {"error": {"message": reason, "type": "proxy_error",
                               "code": "upstream_unreachable"}}  # fmt: skip
             return JSONResponse(body, status_code=502)
+        except BaseException:
+            # Cancelled while waiting for the answer (the client gave up, or the proxy is
+            # stopping): the request was sent all the same, so it is recorded.
+            reason = "cancelled before the upstream answered (client gone or proxy stopped)"
+            self._write(base, None, b"", "", reason, None)
+            raise
         kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _HOP]
         content_type = response.headers.get("content-type", "")
 
