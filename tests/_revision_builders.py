@@ -65,8 +65,10 @@ def evidence(scenario: str, outcome: str = "passed", **blocks: Any) -> ScenarioE
     return ScenarioEvidence.model_validate(data)
 
 
-def cell(arm: str, task: str, pair: int, ev: ScenarioEvidence | None, *,
-         attempt: int = 1, outcome: str | None = None, folder: str = "results") -> Cell:  # fmt: skip
+def cell(
+    arm: str, task: str, pair: int, ev: ScenarioEvidence | None, *, attempt: int = 1,
+    outcome: str | None = None, folder: str = "results",
+) -> Cell:  # fmt: skip
     """A result (or a kept infra attempt) as the loader gives it."""
     name = f"{pair}.json" if folder == "results" else f"{pair}-{attempt}.json"
     return Cell(
@@ -124,7 +126,7 @@ def feature_run(note_ar007: bool = False) -> tuple[RunRecord, RevisionData]:
 
     The baseline takes 1200 ms and 260 measured input tokens per scenario.
     """
-    base = {"usage": {"input_measured": 260, "per_request": [[110, 10], [150, 12]]},
+    base: dict[str, Any] = {"usage": {"input_measured": 260, "per_request": [[110, 10], [150, 12]]},
             "latency": {"end_to_end_ms": 1200.0}}  # fmt: skip
     b = {t: [evidence(s, **base) for _ in range(2)] for t, s in TASKS.items()}
     b["ar-001"][0] = evidence("AR-001", "scored_failure", **base)
