@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from _report_builders import RunScenario, make_planted, make_planted_run, with_requests
+from _revision_builders import feature_run, summary_of
 from pairbench.report import SCHEMA_ID
 from pairbench.report._write import summary_json
 from pairbench.report.summary import _sections
@@ -96,7 +97,9 @@ def test_every_field_is_required() -> None:
 
 def test_real_summaries_reach_every_model(scenario: RunScenario) -> None:
     seen: set[type[BaseModel]] = set()
-    for summary in (build_summary(*scenario), _reviewed_planted()):
+    # The revision part is reached by a runtime-revision-ab run's hand-written evidence.
+    revision = summary_of(*feature_run())
+    for summary in (build_summary(*scenario), _reviewed_planted(), revision):
         _instances(Summary.model_validate(summary, strict=True), seen)
     assert {m.__name__ for m in MODELS} - {m.__name__ for m in seen} == set()
 

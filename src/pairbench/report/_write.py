@@ -12,10 +12,13 @@ import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pairbench._errors import RunDirError
 from pairbench.store._atomic import write_atomic
+
+if TYPE_CHECKING:
+    from pairbench.report.summary._revision_load import ScenarioNote
 
 
 class ReportPaths(NamedTuple):
@@ -60,15 +63,19 @@ def report_texts(
     """
     from pairbench.report.summary._build import summarize
     from pairbench.report.summary._paired_success import BOOTSTRAP_REPS
+    from pairbench.report.summary._revision_load import carries_evidence, load_revision
     from pairbench.store._load_table import load_table
 
     run = load_table(run_dir, use_cache=use_cache)
     review = run.run_dir.path / "manual_review.json"
     reviews: list[dict[str, object]] = []
     reviews_sha256 = None
+    notes: dict[str, ScenarioNote] = {}
     if review.is_file():
-        reviews = _read_reviews(review)
+        reviews, notes = _read_reviews(review)
         reviews_sha256 = hashlib.sha256(review.read_bytes()).hexdigest()
+    # A runtime-revision-ab run's evidence is in its result files, not the trial table.
+    revision = load_revision(run.run_dir, notes) if carries_evidence(run.run_dir) else None
     reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
     if reps < 1:
         raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
@@ -79,6 +86,7 @@ def report_texts(
         journal_head=run.run_dir.journal_head(),
         reviews=reviews,
         reviews_sha256=reviews_sha256,
+        revision=revision,
     )
     return render_texts(summary)
 
@@ -114,8 +122,12 @@ def write_texts(run_dir: Path, texts: Mapping[str, str]) -> ReportPaths:
     return ReportPaths(run_dir / "summary.json", run_dir / "report.md", run_dir / "report.html")
 
 
-def _read_reviews(path: Path) -> list[dict[str, object]]:
-    """``manual_review.json``: ``{"reviews": [{arm, task, trial, verdict, note, reviewer}]}``."""
+def _read_reviews(path: Path) -> tuple[list[dict[str, object]], dict[str, ScenarioNote]]:
+    """``manual_review.json``: ``{"reviews": [{arm, task, trial, verdict, note, reviewer}],
+    "notes": {"AR-005": {"by", "note"}}}``, either key optional when the other is given
+    (``notes``: per scenario, for a runtime-revision-ab report's audit)."""
+    from pairbench.report.summary._revision_load import scenario_notes
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -123,7 +135,8 @@ def _read_reviews(path: Path) -> list[dict[str, object]]:
             f"{path}: not valid JSON ({exc}); expected "
             '{"reviews": [{"arm", "task", "trial", "verdict", "note", "reviewer"}]}'
         ) from exc
-    reviews = data.get("reviews") if isinstance(data, dict) else None
+    has_notes = isinstance(data, dict) and "notes" in data
+    reviews = data.get("reviews", [] if has_notes else None) if isinstance(data, dict) else None
     if not isinstance(reviews, list):
         raise RunDirError(f'{path}: needs a top-level "reviews" list')
     for index, review in enumerate(reviews):
@@ -141,7 +154,7 @@ def _read_reviews(path: Path) -> list[dict[str, object]]:
                     f"{path}: reviews[{index}].{field} is {json.dumps(review.get(field))}, "
                     f"not a string. Fix: {_REVIEW}"
                 )
-    return reviews
+    return reviews, scenario_notes(data, path)
 
 
 _REVIEW = (

@@ -10,6 +10,10 @@ from pairbench._model import Frozen
 
 SectionName = Literal[
     "arms",
+    "revision",
+    "revision-metrics",
+    "revision-gates",
+    "revision-audit",
     "outcomes",
     "hypotheses",
     "paired-success",

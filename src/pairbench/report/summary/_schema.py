@@ -22,6 +22,7 @@ from pairbench.report.summary._schema_arms import ArmCost, ArmSecurity, ArmSeedi
 from pairbench.report.summary._schema_hypotheses import HypothesisResult
 from pairbench.report.summary._schema_pairs import Pair, Proportion, Record
 from pairbench.report.summary._schema_requests import ArmRequests
+from pairbench.report.summary._schema_revision import Revision
 from pairbench.report.summary._schema_scores import FailureGroup, FieldAccuracy, Spread
 
 SCHEMA_ID = "pairbench.summary/2"
@@ -324,3 +325,6 @@ class Summary(Record):
     """The spread of wall time per arm and of its paired differences."""
     attention: Attention
     """Trials and attempts that need attention."""
+    revision: Revision | None
+    """A runtime-revision-ab run's report (results with `pairbench.rab-scenario/1`
+    evidence); `null` for other runs."""

@@ -11,6 +11,8 @@ from pairbench.report.view import _metrics as vm
 from pairbench.report.view import _ops as ops
 from pairbench.report.view import _pairs as vp
 from pairbench.report.view import _requests as vr
+from pairbench.report.view import _revision as vrev
+from pairbench.report.view import _revision_metrics as vrm
 from pairbench.report.view import _study as vs
 from pairbench.report.view._doc import Block, Figure, Omitted, Section, Table, View
 
@@ -122,6 +124,10 @@ def _crossover(s: Mapping[str, Any]) -> Section:
 
 SECTIONS: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {
     "arms": ops.arms,
+    "revision": vrev.revision,
+    "revision-metrics": vrm.metrics,
+    "revision-gates": vrev.gates,
+    "revision-audit": vrev.audit,
     "outcomes": _outcomes,
     "hypotheses": lambda s: next(iter(vh.hypotheses(s)), None),
     "paired-success": vp.success,

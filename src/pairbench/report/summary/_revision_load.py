@@ -1,0 +1,170 @@
+"""Reading a runtime-revision-ab run's per-scenario evidence for its report.
+
+The trial table holds no grade details, so the ``revision`` sections read the result
+files themselves: every final record under ``results/`` and every attempt kept under
+``infra/``, with the transcript the journal names for each. Only runs whose results carry
+``pairbench.rab-scenario/1`` evidence pay for it: the first graded record decides.
+
+**Usage**::
+
+    data = load_revision(RunDir.open(run_dir), read_scenario_notes(run_dir / "manual_review.json"))
+    data.cells[0].evidence.outcome   # "passed"
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pairbench._errors import RunDirError
+from pairbench.store._events import AttemptFinished
+from pairbench.store._load_run import _records
+from pairbench.store._run_dir import RunDir
+
+if TYPE_CHECKING:  # the study package is imported only for a run that has its evidence
+    from pairbench.studies.runtime_revision_ab._evidence_models import ScenarioEvidence
+
+EVIDENCE_SCHEMA = "pairbench.rab-scenario/1"
+"""``grade.details["scenario"]["schema"]`` of a runtime-revision-ab scenario execution."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One scenario execution: a final record (``results/``) or a kept attempt (``infra/``)."""
+
+    arm: str
+    task: str
+    pair: int
+    """The trial index: the campaign pair."""
+    attempt: int
+    result_outcome: str
+    """The record's own outcome (passed, failed, infra, ...)."""
+    reason: str
+    evidence: ScenarioEvidence | None
+    """None when the record carries no evidence (an attempt that never reached grading)."""
+    result_path: str
+    """The result file, relative to the run folder."""
+    transcript_path: str | None
+    """The transcript the journal names for it; None when none was written."""
+
+
+@dataclass(frozen=True)
+class ScenarioNote:
+    """A review note for one scenario (``manual_review.json`` ``notes``)."""
+
+    by: str
+    note: str
+
+
+@dataclass(frozen=True)
+class RevisionData:
+    """Everything the revision sections read that the trial table does not hold."""
+
+    cells: list[Cell]
+    """Final records, in path order."""
+    infra: list[Cell]
+    """Attempts kept under ``infra/`` (replaced or not), in path order."""
+    notes: Mapping[str, ScenarioNote] = field(default_factory=dict)
+    """Scenario label (or task id) -> review note."""
+
+
+def _evidence_dict(details: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    found = (details or {}).get("scenario")
+    if isinstance(found, Mapping) and found.get("schema") == EVIDENCE_SCHEMA:
+        return found
+    return None
+
+
+def _files(root: Path) -> Iterator[Path]:
+    return iter(sorted(root.rglob("*.json"))) if root.is_dir() else iter(())
+
+
+def carries_evidence(run_dir: RunDir) -> bool:
+    """Whether the run's first graded result carries runtime-revision-ab evidence.
+
+    Reads result files only until the first one with a grade: a run of another study pays
+    for one JSON parse (``rglob`` is lazy, so no listing of every file either).
+    """
+    root = run_dir.path / "results"
+    for path in root.rglob("*.json") if root.is_dir() else ():
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return False  # damaged: the table's reader names it; no section here
+        grade = data.get("grade") if isinstance(data, dict) else None
+        if isinstance(grade, dict):
+            return _evidence_dict(grade.get("details")) is not None
+    return False
+
+
+def _transcripts(run_dir: RunDir) -> dict[str, str | None]:
+    """Result path -> transcript path, as the journal recorded them."""
+    out: dict[str, str | None] = {}
+    for event in run_dir.journal_events():
+        if isinstance(event, AttemptFinished) and event.result is not None:
+            out[event.result] = event.transcript
+    return out
+
+
+def _cells(run_dir: RunDir, folder: str, transcripts: Mapping[str, str | None]) -> list[Cell]:
+    from pairbench.studies.runtime_revision_ab._evidence_models import ScenarioEvidence
+
+    files = list(_files(run_dir.path / folder))
+    records = _records(run_dir, folder)  # the same sorted order, validated
+    out = []
+    for path, record in zip(files, records, strict=True):
+        raw = _evidence_dict(record.grade.details if record.grade else None)
+        relative = path.relative_to(run_dir.path).as_posix()
+        out.append(
+            Cell(
+                arm=record.arm,
+                task=record.task,
+                pair=record.trial,
+                attempt=record.attempt,
+                result_outcome=record.outcome,
+                reason=record.reason,
+                evidence=None if raw is None else ScenarioEvidence.model_validate(raw),
+                result_path=relative,
+                transcript_path=transcripts.get(relative),
+            )
+        )
+    return out
+
+
+def load_revision(run_dir: RunDir, notes: Mapping[str, ScenarioNote] | None = None) -> RevisionData:
+    """The run's final records and kept infra attempts with their evidence and traces."""
+    transcripts = _transcripts(run_dir)
+    return RevisionData(
+        cells=_cells(run_dir, "results", transcripts),
+        infra=_cells(run_dir, "infra", transcripts),
+        notes=dict(notes or {}),
+    )
+
+
+NOTES_SHAPE = '{"notes": {"AR-005": {"by": "<reviewer>", "note": "<what the traces show>"}}}'
+
+
+def scenario_notes(data: object, path: Path) -> dict[str, ScenarioNote]:
+    """``manual_review.json``'s ``notes``: per scenario, who reviewed it and what they found.
+
+    The file may also hold ``reviews`` (per trial); either key may be absent.
+    """
+    notes = data.get("notes", {}) if isinstance(data, dict) else {}
+    if not isinstance(notes, dict):
+        raise RunDirError(f"{path}: notes must be an object. Fix: {NOTES_SHAPE}")
+    out = {}
+    for scenario, entry in notes.items():
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("by"), str)
+            or not isinstance(entry.get("note"), str)
+        ):
+            raise RunDirError(
+                f"{path}: notes[{json.dumps(scenario)}] needs a string by and note. "
+                f"Fix: {NOTES_SHAPE}"
+            )
+        out[str(scenario)] = ScenarioNote(by=entry["by"], note=entry["note"])
+    return out
