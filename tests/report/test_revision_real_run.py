@@ -8,10 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-import pairbench
 from ruamel.yaml import YAML
 
+import pairbench
 from pairbench.studies.runtime_revision_ab import STUDY, serve_model
 
 # The seed of the sample screening run, in which the candidate's AR-007 overwrote config.toml.
