@@ -101,9 +101,11 @@ $(CLIS)/node_modules/.installed: $(CLIS)/package.json $(CLIS)/package-lock.json
 agent-clis: $(CLIS)/node_modules/.installed
 
 # Two pytest workers (xdist), each module whole on one of them (--dist loadfile: a module's
-# fixtures start once). PYTEST_WORKERS=0 runs in one process, e.g. to debug.
+# fixtures start once), the longest modules first (--no-loadscope-reorder keeps the order
+# tests/conftest.py's LONGEST_FIRST gives; xdist's own puts modules with few tests last,
+# and the minute-long modules have one or two). PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
-XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
+XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 # The local model the real-server tests run: llama-server built from the package index's
 # source into ~/.cache/pairbench (once per machine and version: ~10-15 minutes the first

@@ -76,6 +76,15 @@ def cli(
     )
 
 
+def checkout_env() -> dict[str, str]:
+    """A scrubbed environment that still lets a child import pairbench from the checkout
+    (conftest's ``server_env`` fixture; this for module-scoped fixtures, which cannot use it)."""
+    import os
+
+    src = Path(__file__).resolve().parents[1] / "src"
+    return {"PYTHONPATH": str(src), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+
 def skip_outside_ci(reason: str) -> None:
     """Skip loudly on a developer's machine; under CI=true a missing prerequisite fails."""
     import os

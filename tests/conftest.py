@@ -73,8 +73,9 @@ def no_child_left_behind() -> Iterator[None]:
 @pytest.fixture
 def server_env() -> dict[str, str]:
     """A scrubbed environment that still lets a child import pairbench from the checkout."""
-    src = Path(__file__).resolve().parents[1] / "src"
-    return {"PYTHONPATH": str(src), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    from _helpers import checkout_env
+
+    return checkout_env()
 
 
 # `make test-fast` runs `pytest -m "not slow"`: no browser, no R, no real agent CLI, no Ray,
@@ -139,6 +140,64 @@ SLOW_MODULES = {
 }
 
 
+# The longest modules, longest first (seconds on 2 cores, `make test`, 2026-12): collected
+# first, so xdist (`--dist loadfile --no-loadscope-reorder`, see the Makefile) starts them
+# first and the many short modules fill the end of the run. Without it xdist orders modules
+# by their number of tests, which puts the one-test minute-long modules last, each then the
+# only thing still running. One exception to longest first: the two Ray modules come right
+# after the real-model run, on the other worker, because they mostly wait (Ray's daemons
+# and workers starting, ~20% CPU) while llama-server wants both cores. A module not listed
+# runs after these, in collection order; the list only orders, it selects nothing (a stale
+# or missing entry costs time, never a test).
+LONGEST_FIRST = [
+    "model/test_real_agent.py",
+    "runner/test_ray_nodes.py",
+    "runner/test_ray_executor.py",
+    "test_real_claude.py",
+    "test_no_leftovers.py",
+    "cli/test_demo_agents.py",
+    "test_end_to_end.py",
+    "studies/test_tracker_graders.py",
+    "studies/mcp_transports_playwright/test_study.py",
+    "test_real_codex.py",
+    "runner/test_one_writer.py",
+    "fixtures/test_webmcp_bridge.py",
+    "studies/mcp_transports_playwright/test_real_agents.py",
+    "view/test_browser.py",
+    "test_resume.py",
+    "runner/test_paths.py",
+    "model/test_real_server.py",
+    "runner/test_model_proxy.py",
+    "testing/test_anthropic_double.py",
+    "fixtures/test_mcp_surface.py",
+    "studies/webmcp_vs_pdf/test_page.py",
+    "freeze/test_compare.py",
+    "proxy/test_real_server.py",
+    "test_openai_end_to_end.py",
+    "agents/test_openai.py",
+    "fixtures/test_serve_port.py",
+    "freeze/test_lock.py",
+    "agents/test_claude_agent.py",
+    "studies/webmcp_vs_pdf/test_study.py",
+    "test_real_cli_webmcp_vs_pdf.py",
+    "cli/test_campaign_cli.py",
+    "cli/test_docs.py",
+    "freeze/test_server_identity.py",
+    "freeze/test_verify_tamper.py",
+    "fixtures/test_webmcp_surface.py",
+    "test_openai_webmcp_end_to_end.py",
+    "test_paired_power_simulation.py",
+    "testing/test_responses_double.py",
+    "test_hostile_inputs.py",
+    "agents/test_codex_agent.py",
+    "cli/test_plan_power.py",
+    "fixtures/test_real_mcp_servers.py",
+    "runner/test_policies.py",
+    "studies/mcp_transports_playwright/test_isolation.py",
+    "fixtures/test_webmcp_runner.py",
+]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     root = Path(__file__).parent
     for item in items:
@@ -148,3 +207,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         if rel in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+    rank = {rel: i for i, rel in enumerate(LONGEST_FIRST)}
+
+    def longest_first(item: pytest.Item) -> int:
+        try:
+            rel = item.path.relative_to(root).as_posix()
+        except ValueError:
+            return len(rank)
+        return rank.get(rel, len(rank))
+
+    items.sort(key=longest_first)  # stable: a module's own tests keep their order

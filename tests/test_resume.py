@@ -21,7 +21,7 @@ from pairbench.store._events import AttemptFinished, AttemptStarted
 SLOW_AGENT = "import sys, time; sys.stdin.read(); time.sleep(0.4); print('forty-two')"
 
 
-def _write_experiment(root: Path, *, version: str = "1") -> Path:
+def _write_experiment(root: Path, *, version: str = "1", trials: int = 3) -> Path:
     (root / "prompt.md").write_text("What is the answer?\n", encoding="utf-8")
     path = root / "experiment.yaml"
     tasks = "\n".join(
@@ -32,7 +32,7 @@ def _write_experiment(root: Path, *, version: str = "1") -> Path:
     path.write_text(
         f"""id: slow
 version: "{version}"
-trials: 3
+trials: {trials}
 budget: {{trial_timeout_s: 30, concurrency: 2}}
 agent: {{adapter: command, settings: {{command: [python3, -c, "{SLOW_AGENT}"]}}}}
 arms:
@@ -115,12 +115,13 @@ def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None
 
 
 def test_resume_refuses_a_changed_experiment(tmp_path: Path) -> None:
-    exp = _write_experiment(tmp_path)
+    # One trial per pair (8 attempts, not 24): the refusal reads the experiment, not results.
+    exp = _write_experiment(tmp_path, trials=1)
     runs = tmp_path / "runs"
     first = cli("run", str(exp), "--runs-dir", str(runs), "--run-seed", "1", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     run_dir = next(runs.glob("slow-*"))
-    _write_experiment(tmp_path, version="2")
+    _write_experiment(tmp_path, version="2", trials=1)  # only the version changes
     refused = cli("resume", str(run_dir), cwd=tmp_path)
     assert refused.returncode != 0
     assert "changed since the run started" in refused.stderr

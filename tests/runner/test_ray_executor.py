@@ -40,8 +40,11 @@ DEMO_TASKS = ("read-issue-title", "open-issue", "canary-comment")
 
 @pytest.fixture
 def local_ray() -> Iterator[None]:
-    """A local Ray with 2 CPUs, as CI has; shut down (with its daemons) after the test."""
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
+    """A local Ray with 2 CPUs, as CI has; shut down (with its daemons) after the test.
+
+    ``address="local"``: always a new Ray of its own, never the cluster another module's test
+    (test_ray_nodes.py, on the other xdist worker) may have running at the same moment."""
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
     try:
         yield
     finally:

@@ -8,6 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
+from _helpers import checkout_env
 from pairbench.fixtures._mcp import start_warm_server
 from pairbench.fixtures._protocol import FixtureState
 from pairbench.grading._protocol import GradeInput
@@ -47,20 +48,38 @@ def _plan(task_id: str) -> str:
     return plan.removeprefix("plans/")
 
 
-def test_every_default_plan_passes_over_stdio(tmp_path: Path, server_env: dict[str, str]) -> None:
-    async def main() -> None:
-        for task in experiment().tasks:
-            content, state, answer = await run_trial(
-                _plan(task.id), "local-stdio", 31, tmp_path, server_env
-            )
-            grade = _grade(task.id, content, state, answer)
-            assert grade.outcome == "passed", (task.id, grade)
+Trial = tuple[dict[str, Any], FixtureState | None, str | None]
+"""One trial's (content, state, final answer), as ``run_trial`` returns it."""
 
-    anyio.run(main)
+SEED = 31
+
+
+@pytest.fixture(scope="module")
+def stdio_trials(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Trial]:
+    """Every default plan run once over real stdio (one tracker process each), at ``SEED``:
+    graded by the stdio test, the reference the HTTP test must match. Run once for both (a
+    stdio tracker costs over a CPU second to start); neither test changes what it reads."""
+    root = tmp_path_factory.mktemp("stdio")
+
+    async def main() -> dict[str, Trial]:
+        return {
+            task.id: await run_trial(_plan(task.id), "local-stdio", SEED, root, checkout_env())
+            for task in experiment().tasks
+        }
+
+    return anyio.run(main)
+
+
+def test_every_default_plan_passes_over_stdio(stdio_trials: dict[str, Trial]) -> None:
+    assert set(stdio_trials) == {task.id for task in experiment().tasks}
+    for task in experiment().tasks:
+        content, state, answer = stdio_trials[task.id]
+        grade = _grade(task.id, content, state, answer)
+        assert grade.outcome == "passed", (task.id, grade)
 
 
 def test_every_default_plan_passes_over_http_and_matches_stdio(
-    tmp_path: Path, server_env: dict[str, str]
+    tmp_path: Path, server_env: dict[str, str], stdio_trials: dict[str, Trial]
 ) -> None:
     spec = arm_servers("remote-http")["tracker"]
 
@@ -69,13 +88,11 @@ def test_every_default_plan_passes_over_http_and_matches_stdio(
             for task in experiment().tasks:
                 plan = _plan(task.id)
                 content, http_state, answer = await run_trial(
-                    plan, "remote-http", 32, tmp_path, server_env, warm.url
+                    plan, "remote-http", SEED, tmp_path, server_env, warm.url
                 )
                 grade = _grade(task.id, content, http_state, answer)
                 assert grade.outcome == "passed", (task.id, grade)
-                _, stdio_state, stdio_answer = await run_trial(
-                    plan, "local-stdio", 32, tmp_path, server_env
-                )
+                _, stdio_state, stdio_answer = stdio_trials[task.id]  # same seed, over stdio
                 assert stdio_answer == answer
                 assert stdio_state is not None and http_state is not None
                 assert stdio_state.store == http_state.store  # same seed, same ground truth
