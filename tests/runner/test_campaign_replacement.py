@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from _helpers import cli, events_of
 from pairbench import resume_run
 from pairbench.report.summary._build import summarize
@@ -26,6 +28,8 @@ AGENT = (
     "    open(mark, 'w').close(); time.sleep(60)\n"
     "print('no' if os.path.exists(flag) and 'WRONG' in p else 'ok')"
 )
+
+pytestmark = pytest.mark.slow  # whole runs against real loopback servers
 
 
 def _experiment(root: Path, replacement: str = "") -> Path:
