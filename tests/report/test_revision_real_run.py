@@ -52,6 +52,10 @@ def test_a_real_screening_run_reports_its_evidence(tmp_path: Path) -> None:
     base, cand = r["metrics"]
     assert base["with_evidence"] == cand["with_evidence"] == 3
     assert cand["context"]["capacity"] == r["model"]["n_ctx"] == 16384
+    # The scripted server's llama.cpp counters agree with the proxy around every attempt.
+    for arm in (base, cand):
+        assert arm["infrastructure"]["interference"] == {"clean": 3}
+        assert arm["infrastructure"]["peak_host_load"] is not None
     assert r["model"]["build_info"]
     # Every audited cell links to files that exist in the run.
     for entry in r["audit"]["cells"]:
@@ -73,5 +77,6 @@ def test_a_real_screening_run_reports_its_evidence(tmp_path: Path) -> None:
                   "audit list"):  # fmt: skip
         assert f"## Runtime revision: {title}" in md
     assert "preserved &lt;ok>" in md
+    assert "| Interference around attempts (server /metrics vs proxy) | clean 3 | clean 3 |" in md
     html = (run_dir / "report.html").read_text("utf-8")
     assert "preserved &lt;ok&gt;" in html

@@ -80,6 +80,7 @@ def test_a_client_calling_the_model_server_directly_mid_scenario_is_interference
     assert run.status == "complete"
     verdicts = _lines(run.run_dir)
     assert verdicts["a/t0/0#1"]["status"] == "clean"
+    assert len(verdicts["a/t0/0#1"]["host_load"]) == 3  # the machine's load, beside it
     assert verdicts["b/t0/0#1"]["status"] == "interference"
     assert "but the proxy forwarded" in verdicts["b/t0/0#1"]["reason"]
     assert run.interference == {"clean": 1, "interference": 1}

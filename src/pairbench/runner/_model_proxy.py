@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -176,8 +177,10 @@ def attempt_window(
     records = proxy.records()
     verdict = interference(before, read_metrics(spec.upstream), records)
     fields = verdict.model_dump(mode="json")
-    rec.transcript.emit("interference", label=label, **fields)
-    line = {"label": label, "status": verdict.status, "reason": verdict.reason}
+    rec.transcript.emit("interference", label=label, host_load=list(os.getloadavg()), **fields)
+    # The host's load right after the attempt: other work on the machine, beside the verdict.
+    load = [round(x, 2) for x in os.getloadavg()]
+    line = {"label": label, "status": verdict.status, "reason": verdict.reason, "host_load": load}
     with (run_dir.path / "proxy" / INTERFERENCE_FILE).open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(line, sort_keys=True) + "\n")
     result = rec.result

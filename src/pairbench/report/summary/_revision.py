@@ -259,6 +259,7 @@ def revision_summary(run: RunRecord, data: RevisionData) -> dict[str, Any]:
                 [c for c in data.infra if c.arm == a],
                 n_ctx,
                 limit,
+                [w for w in data.windows if str(w["label"]).startswith(f"{a}/")],
             )
             for a in (base, cand)
         ],

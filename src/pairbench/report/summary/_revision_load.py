@@ -69,6 +69,9 @@ class RevisionData:
     """Attempts kept under ``infra/`` (replaced or not), in path order."""
     notes: Mapping[str, ScenarioNote] = field(default_factory=dict)
     """Scenario label (or task id) -> review note."""
+    windows: list[dict[str, Any]] = field(default_factory=list)
+    """``proxy/interference.jsonl``: per attempt (label ``arm/task/trial#attempt``), the
+    interference verdict around it and the host's load after it."""
 
 
 def _evidence_dict(details: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -141,7 +144,21 @@ def load_revision(run_dir: RunDir, notes: Mapping[str, ScenarioNote] | None = No
         cells=_cells(run_dir, "results", transcripts),
         infra=_cells(run_dir, "infra", transcripts),
         notes=dict(notes or {}),
+        windows=_windows(run_dir.path / "proxy" / "interference.jsonl"),
     )
+
+
+def _windows(path: Path) -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    found = []
+    for line in lines:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue  # a torn last line of a killed run
+        if isinstance(value, dict) and isinstance(value.get("label"), str):
+            found.append(value)
+    return found
 
 
 NOTES_SHAPE = '{"notes": {"AR-005": {"by": "<reviewer>", "note": "<what the traces show>"}}}'

@@ -9,7 +9,7 @@ kept apart and never summed together.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pairbench.analysis import censored_median, median
@@ -177,8 +177,10 @@ def arm_metrics(
     infra: Sequence[Cell],
     n_ctx: int | None,
     limit_ms: float | None,
+    windows: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """One arm's row of every metric, over its final scenario executions."""
+    """One arm's row of every metric, over its final scenario executions (``windows``: the
+    arm's interference lines, every attempt's)."""
     ev = [c.evidence for c in cells if c.evidence is not None]
     n = len(ev)
     scope, dispatch = [e.scope for e in ev], [e.dispatch for e in ev]
@@ -229,6 +231,10 @@ def arm_metrics(
             "final_infra": sum(c.evidence is None and c.result_outcome == "infra" for c in cells)
             + sum(e.outcome == "infra" for e in ev),
             "kept_attempts": len(infra),
+            "interference": _verdicts(windows),
+            "peak_host_load": max(
+                (float(w["host_load"][0]) for w in windows if w.get("host_load")), default=None
+            ),
             "attempts": [
                 {
                     "task": c.task,
@@ -241,3 +247,13 @@ def arm_metrics(
             ],
         },
     }
+
+
+def _verdicts(windows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Attempts per interference verdict (``clean``, ``interference``, ``unexplained``,
+    ``unavailable``); empty without a proxy."""
+    out: dict[str, int] = {}
+    for w in windows:
+        status = str(w.get("status"))
+        out[status] = out.get(status, 0) + 1
+    return out

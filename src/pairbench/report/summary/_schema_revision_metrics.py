@@ -253,6 +253,12 @@ class Infrastructure(Record):
     """Final records whose outcome is infra."""
     kept_attempts: int
     """Attempts kept under `infra/` (replaced by a retry, or not)."""
+    interference: dict[str, int]
+    """Attempts per interference verdict around them (`clean`, `interference`,
+    `unexplained`, `unavailable`): the server's `/metrics` against what the proxy forwarded.
+    Empty without a proxy."""
+    peak_host_load: float | None
+    """The highest 1-minute load average seen right after an attempt (null: not recorded)."""
     attempts: list[InfraAttempt]
     """Each kept attempt."""
 

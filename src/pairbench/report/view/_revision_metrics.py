@@ -230,6 +230,23 @@ def _rows(x: M) -> list[tuple[str, Callable[[M], str]]]:
             "Infrastructure: attempts kept in infra/",
             lambda m: str(m["infrastructure"]["kept_attempts"]),
         ),
+        (
+            "Interference around attempts (server /metrics vs proxy)",
+            lambda m: (
+                ", ".join(
+                    f"{k} {v}" for k, v in sorted(m["infrastructure"]["interference"].items())
+                )
+                or "not measured (no proxy)"
+            ),
+        ),
+        (
+            "Host load: peak 1-minute average after an attempt",
+            lambda m: (
+                "missing"
+                if m["infrastructure"]["peak_host_load"] is None
+                else f"{m['infrastructure']['peak_host_load']:g}"
+            ),
+        ),
     ]
 
 
