@@ -37,8 +37,11 @@ lint: dev
 	$(VENV)/bin/ruff format --check src tests
 
 # Strict over src and tests alike (settings in pyproject.toml's [tool.mypy]).
+# mypy's cache lives outside the clone (it re-checks by content hash, so a fresh clone's new
+# file times cost nothing): a cold check of src and tests takes ~40 s, a warm one ~1 s.
+MYPY_CACHE ?= $(HOME)/.cache/pairbench/mypy
 types: dev
-	$(VENV)/bin/mypy src tests
+	$(VENV)/bin/mypy --cache-dir $(MYPY_CACHE) src tests
 
 check: lint types
 

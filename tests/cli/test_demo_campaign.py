@@ -28,12 +28,13 @@ def _free_port() -> int:
 
 
 def _small_study(root: Path) -> Study:
-    """The study with two scenarios, its model on a free port."""
+    """The study with one scenario (AR-007, the candidate's regression), its model on a free
+    port."""
     shutil.copytree(STUDY.root, root, ignore=shutil.ignore_patterns("__pycache__"))
     yaml = YAML()
     path = root / "experiment.yaml"
     data = yaml.load(path.read_text(encoding="utf-8"))
-    data["tasks"] = [t for t in data["tasks"] if t["id"] in ("ar-001", "ar-007")]
+    data["tasks"] = [t for t in data["tasks"] if t["id"] == "ar-007"]
     data["proxy"]["upstream"] = f"http://127.0.0.1:{_free_port()}"
     with path.open("w", encoding="utf-8") as handle:
         yaml.dump(data, handle)
@@ -62,9 +63,9 @@ def test_the_demo_screens_plans_approves_confirms_and_reports(
     assert plan["screening_run"] == screening.name and plan["n_pairs"] == 2
     assert plan["approval"]["by"] == _demo_campaign.APPROVER
     assert confirmation["plan"]["sha256"] == plan["approval"]["plan_sha256"]
-    # 2 pairs x 2 arms x 2 scenarios, every one graded from its evidence
+    # 2 pairs x 2 arms x 1 scenario, every one graded from its evidence
     results = list((stages["confirmation"][0] / "results").rglob("*.json"))
-    assert len(results) == 8
+    assert len(results) == 4
     assert psutil.Process().children(recursive=True) == []
     # A second demo reuses the prepared copy (its repository is not rewritten).
     assert _demo_campaign.demo_folder(study, runs, local=False) == folder / "experiment.yaml"
