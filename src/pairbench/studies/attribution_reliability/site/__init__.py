@@ -1,7 +1,8 @@
 """The study's fixture sites: one builder per case, served one trial at a time.
 
 ``SITES`` maps a case's ``fixture`` name to its builder; each class's builders live in their
-own module (``_product``, ``_traps``, ``_environment``, ``_epistemic``, ``_calibration``).
+own module (``_product``, ``_traps``, ``_environment``, ``_epistemic``, ``_calibration_pt``,
+``_calibration_ex``, and ``_packages`` for the evidence packages' sites).
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ SITES: dict[str, SiteBuilder] = {}
 def _collect() -> None:
     import importlib
 
-    for name in ("_product", "_traps", "_environment", "_epistemic", "_calibration"):
+    for name in (
+        "_product",
+        "_traps",
+        "_environment",
+        "_epistemic",
+        "_calibration_pt",
+        "_calibration_ex",
+        "_packages",
+    ):
         try:
             module = importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as exc:
