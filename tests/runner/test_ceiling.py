@@ -181,3 +181,25 @@ def test_spend_is_the_exact_sum_whatever_the_order() -> None:
     forward.add(_priced(None))  # ran, no cost recorded: charged the estimate
     assert forward.usd(None) == backward.usd(None) == math.fsum(costs)
     assert forward.usd(0.5) == math.fsum([*costs, 0.5])
+
+
+def test_a_tasks_own_worst_case_and_the_spend_before_the_run_count_against_the_ceiling(
+    tmp_path: Path,
+) -> None:
+    # 0.0743 after three attempts at 0.03 each reserved (see the test above); with 0.05 spent
+    # before the run, the same ceiling stops it one attempt sooner.
+    exp = _example(
+        tmp_path,
+        "concurrency: 1, cost_ceiling_usd: 0.10, cost_per_trial_usd: 0.03, prior_spend_usd: 0.05",
+    )
+    outcome = start_run(exp, tmp_path / "runs", run_seed=SEED)
+    assert "($0.0500 of it before this run)" in outcome.status
+    assert math.fsum(_stored_costs(outcome.run_dir)) + 0.05 <= 0.10
+    text = exp.read_text(encoding="utf-8").replace("prior_spend_usd: 0.05", "prior_spend_usd: 0")
+    first = "  - id: easy-task\n"
+    assert first in text
+    exp.write_text(text.replace(first, first + "    cost_per_trial_usd: 0.2\n"), encoding="utf-8")
+    stopped = start_run(exp, tmp_path / "runs2", run_seed=SEED)
+    # The first task's own worst case (0.2) can never fit under 0.10: nothing starts.
+    assert "$0.2000 (the task's declared cost_per_trial_usd)" in stopped.status
+    assert set(_outcomes(stopped.run_dir)) == {"not_run"}

@@ -307,3 +307,35 @@ def test_in_process_adapters_get_no_work_folders_and_command_agents_do(tmp_path:
     assert ran.status == "complete"
     answers = [(r.outcome, r.final_answer, r.reason) for r in ran.results]
     assert [a[1] for a in answers] == ["ok"] * 4, answers
+
+
+def test_a_staggered_second_worker_starts_its_first_attempt_later(tmp_path: Path) -> None:
+    exp = _experiment(tmp_path, _sleeper(0.2), tasks=2, trials=1, slots=2)
+    text = exp.read_text(encoding="utf-8").replace(
+        "concurrency: 2}", "concurrency: 2, start_stagger_s: 1.5}"
+    )
+    one_arm = text.replace("arms: {a: {}, b: {}}", "descriptive: true\narms: {a: {}}")
+    exp.write_text(one_arm, encoding="utf-8")
+    outcome = start_run(exp, tmp_path / "runs", run_seed=1)
+    assert outcome.status == "complete"
+    starts = sorted(_at(r.started_at) for r in outcome.results)
+    ends = sorted(_at(r.ended_at) for r in outcome.results)
+    # With two slots and no stagger both attempts would start together; the first worker
+    # finishes its first attempt and takes the second before the staggered slot opens.
+    assert starts[1] >= ends[0]
+    assert ends[1] - starts[0] < 1.4
+
+
+def test_a_stagger_longer_than_the_run_never_holds_it_up(tmp_path: Path) -> None:
+    exp = _experiment(tmp_path, _sleeper(0.5), tasks=3, trials=1, slots=2)
+    text = exp.read_text(encoding="utf-8").replace(
+        "concurrency: 2}", "concurrency: 2, start_stagger_s: 0.6}"
+    )
+    one_arm = text.replace("arms: {a: {}, b: {}}", "descriptive: true\narms: {a: {}}")
+    exp.write_text(one_arm, encoding="utf-8")
+    outcome = start_run(exp, tmp_path / "runs", run_seed=1)
+    starts = sorted(_at(r.started_at) for r in outcome.results)
+    spans = [(_at(r.started_at), _at(r.ended_at)) for r in outcome.results]
+    assert outcome.status == "complete"
+    assert starts[1] - starts[0] >= 0.5  # the second slot opened 0.6 s after the first
+    assert _most_at_once(spans) == 2  # and once open, two ran together

@@ -67,3 +67,42 @@ def test_randomized_order_is_drawn_from_the_run_seed() -> None:
     assert [p.order for p in one.pairs] == [p.order for p in again.pairs]
     assert [p.order for p in one.pairs] != [p.order for p in other.pairs]
     assert all(sorted(p.order) == ["a", "b", "c"] for p in one.pairs)
+
+
+def test_round_order_runs_first_runs_then_repeat_rounds_then_later_phases() -> None:
+    experiment = Experiment.model_validate(
+        {
+            "id": "exp",
+            "version": "1",
+            "pair_order": "round",
+            "agent": {"adapter": "scripted"},
+            "arms": {"a": {}},
+            "tasks": [
+                {"id": "p01", "prompt": "p.md", "grader": {"name": "g"}, "trials": 3},
+                {"id": "p02", "prompt": "p.md", "grader": {"name": "g"}},
+                {"id": "k01", "prompt": "p.md", "grader": {"name": "g"}, "phase": 1},
+                {"id": "t01", "prompt": "p.md", "grader": {"name": "g"}, "trials": 3},
+            ],
+        }
+    )
+    pairs = build_schedule(experiment, 1).pairs
+    assert [(p.task, p.trial) for p in pairs] == [
+        ("p01", 0),
+        ("p02", 0),
+        ("t01", 0),
+        ("p01", 1),
+        ("t01", 1),
+        ("p01", 2),
+        ("t01", 2),
+        ("k01", 0),
+    ]
+    assert [p.index for p in pairs] == list(range(8))
+    # The seeds are the (task, trial)'s, whatever the order: a pair keeps its seed.
+    assert all(p.seed == derive_seed("exp", 1, p.task, p.trial) for p in pairs)
+
+
+def test_round_order_and_phase_are_left_out_of_the_hash_at_their_defaults() -> None:
+    plain = _experiment()
+    dumped = plain.model_dump(mode="json")
+    assert "pair_order" not in dumped
+    assert all("phase" not in task for task in dumped["tasks"])

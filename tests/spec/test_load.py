@@ -224,3 +224,17 @@ def test_line_lookup_of_an_odd_path_terminates() -> None:
     assert lines.line("arms.a.tools[") == 4
     assert lines.line("[") is None
     assert lines.line("tasks[2].grader") is None
+
+
+def test_a_descriptive_benchmark_may_have_one_arm(tmp_path: Path) -> None:
+    (tmp_path / "p.md").write_text("Go.\n", encoding="utf-8")
+    path = tmp_path / "experiment.yaml"
+    body = (
+        "id: one\nversion: '1'\nagent: {adapter: scripted}\narms: {a: {}}\n"
+        "tasks:\n  - {id: t, prompt: p.md, grader: {name: exact-answer, args: {expect: x}}}\n"
+    )
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(SpecError, match="declare `descriptive: true`"):
+        load_experiment(path)
+    path.write_text("descriptive: true\n" + body, encoding="utf-8")
+    assert list(load_experiment(path).experiment.arms) == ["a"]

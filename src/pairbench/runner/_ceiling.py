@@ -103,16 +103,26 @@ class CostCeiling:
         ceiling.settle(held, result)       # or ceiling.release(held) if it was cancelled
     """
 
-    def __init__(self, ceiling_usd: float | None, estimate_usd: float | None, spend: Spend):
+    def __init__(
+        self,
+        ceiling_usd: float | None,
+        estimate_usd: float | None,
+        spend: Spend,
+        prior_usd: float = 0.0,
+    ):
         self.ceiling = ceiling_usd
         self.estimate = estimate_usd
         self.spend = spend
+        self.prior = prior_usd
+        """Spent before this run and counted against the same ceiling (a calibration's)."""
         self.reason: str | None = None
         self._held: dict[int, float | None] = {}
         self._ids = itertools.count()
         self._waiters: list[asyncio.Future[None]] = []
 
-    def _worst(self) -> _Worst:
+    def _worst(self, own: float | None = None) -> _Worst:
+        if own is not None:
+            return _Worst(own, "the task's declared cost_per_trial_usd")
         if self.estimate is not None:
             return _Worst(self.estimate, "the declared cost_per_trial_usd")
         if self.spend.largest is not None:
@@ -124,18 +134,20 @@ class CostCeiling:
         self._held[held.id] = usd
         return held
 
-    async def reserve(self) -> Reservation | None:
-        """Wait until the next attempt's worst case fits beside those in flight, and reserve
-        it; None once it can never fit (the spend only grows), with ``reason`` set."""
+    async def reserve(self, own: float | None = None) -> Reservation | None:
+        """Wait until the next attempt's worst case (``own``: its task's declared one) fits
+        beside those in flight, and reserve it; None once it can never fit (the spend only
+        grows), with ``reason`` set."""
         while self.reason is None:
             if self.ceiling is None:
                 return self._hold(0.0)
-            spent = self.spend.usd(self.estimate)
-            worst, basis = self._worst()
+            spent = self.spend.usd(self.estimate) + self.prior
+            worst, basis = self._worst(own)
             if spent + (worst or 0.0) > self.ceiling:
                 self.reason = (
-                    f"budget stop: the spend ${spent:.4f} plus the next attempt's reservation "
-                    f"${worst or 0.0:.4f} ({basis}) would pass the ceiling {_usd(self.ceiling)}"
+                    f"budget stop: the spend ${spent:.4f}{self._before()} plus the next "
+                    f"attempt's reservation ${worst or 0.0:.4f} ({basis}) "
+                    f"would pass the ceiling {_usd(self.ceiling)}"
                 )
                 break
             if not self._held:
@@ -151,6 +163,9 @@ class CostCeiling:
                 return self._hold(worst)
             await self._changed()
         return None
+
+    def _before(self) -> str:
+        return f" (${self.prior:.4f} of it before this run)" if self.prior else ""
 
     def settle(self, held: Reservation, result: TrialResult) -> None:
         """The attempt ended: its measured cost replaces its reservation."""

@@ -79,7 +79,9 @@ class Executor:
         self.journal: Journal = rc.run_dir.journal()
         self.commits = GroupCommitter(self.journal, rc.run_dir.path)
         budget = rc.loaded.experiment.budget
-        self.ceiling = CostCeiling(budget.cost_ceiling_usd, budget.cost_per_trial_usd, state.spend)
+        self.ceiling = CostCeiling(
+            budget.cost_ceiling_usd, budget.cost_per_trial_usd, state.spend, budget.prior_spend_usd
+        )
 
     # -- records ---------------------------------------------------------------------------
     def _event(
@@ -245,7 +247,9 @@ class Executor:
                 # costs as much). It may wait here, slot held, for an attempt in flight to
                 # end and free its reservation; any other attempt would reserve the same
                 # worst case, so the slot could not start one meanwhile either.
-                held = await self.ceiling.reserve()
+                held = await self.ceiling.reserve(
+                    self.rc.loaded.experiment.task(key.task).cost_per_trial_usd
+                )
                 if held is not None and self.state.stop_reason is not None:
                     self.ceiling.release(held)  # stopped while it waited
                     return
@@ -311,8 +315,17 @@ class Executor:
         huge set of coroutines. With one slot a second open pair would only interleave
         pairs (and split more pairs at a budget stop), so pairs open one at a time.
         """
-        slots = AttemptSlots(concurrency)
+        stagger = self.rc.loaded.experiment.budget.start_stagger_s
+        slots = AttemptSlots(1 if stagger > 0 else concurrency)
         opening = asyncio.Semaphore(1 if concurrency == 1 else 2 * concurrency)
+        loop = asyncio.get_running_loop()
+        # A staggered worker is a slot that opens later: the first attempt starts at once,
+        # the second slot `stagger` seconds after it, and so on.
+        openers = (
+            [loop.call_later(stagger * i, slots.add) for i in range(1, concurrency)]
+            if stagger > 0
+            else []
+        )
         running: set[asyncio.Future[None]] = set()
         failures: list[BaseException] = []
 
@@ -344,6 +357,8 @@ class Executor:
                 # in-flight attempt as interrupted before the warm servers go down.
                 for task in running:
                     task.cancel()
+                for opener in openers:
+                    opener.cancel()
                 await asyncio.gather(*running, return_exceptions=True)
 
 

@@ -53,6 +53,10 @@ class AttemptSlots:
                 self._release()  # handed a slot in the same instant it was cancelled: pass it on
             raise
 
+    def add(self) -> None:
+        """One more slot (a staggered worker opening): the next waiter, if any, takes it."""
+        self._release()
+
     def _release(self) -> None:
         while self._waiters:
             _, _, future = heapq.heappop(self._waiters)

@@ -15,7 +15,7 @@ from pydantic import Field
 from pairbench._model import Frozen
 from pairbench.schedule._confirmation import confirmation_order
 from pairbench.schedule._seeds import derive_seed, model_seed
-from pairbench.spec._models import Experiment
+from pairbench.spec._models import Experiment, Task
 
 if TYPE_CHECKING:
     import numpy as np
@@ -151,31 +151,40 @@ def build_schedule(
     arms = list(experiment.arms)
     rng = _order_rng(experiment.id, run_seed)
     pairs: list[Pair] = []
-    for task in experiment.tasks_in(case_set):
-        for trial in range(experiment.trials_for(task)):
-            index = len(pairs)
-            if experiment.order == "alternate":
-                shift = index % len(arms)
-                order = arms[shift:] + arms[:shift]
-            else:
-                order = [arms[i] for i in rng.permutation(len(arms))]
-            seed = derive_seed(experiment.id, run_seed, task.id, trial)
-            pairs.append(
-                Pair(
-                    index=index,
-                    task=task.id,
-                    trial=trial,
-                    seed=seed,
-                    model_seed=model_seed(seed),
-                    order=order,
-                )
+    for task, trial in _pair_keys(experiment, case_set):
+        index = len(pairs)
+        if experiment.order == "alternate":
+            shift = index % len(arms)
+            order = arms[shift:] + arms[:shift]
+        else:
+            order = [arms[i] for i in rng.permutation(len(arms))]
+        seed = derive_seed(experiment.id, run_seed, task.id, trial)
+        pairs.append(
+            Pair(
+                index=index,
+                task=task.id,
+                trial=trial,
+                seed=seed,
+                model_seed=model_seed(seed),
+                order=order,
             )
+        )
     return Schedule(
         experiment=experiment.id,
         run_seed=run_seed,
         order_policy=experiment.order_policy,
         pairs=pairs,
     )
+
+
+def _pair_keys(experiment: Experiment, case_set: str | None) -> list[tuple[Task, int]]:
+    """Every (task, trial) in the experiment's ``pair_order``."""
+    tasks = experiment.tasks_in(case_set)
+    keys = [(task, trial) for task in tasks for trial in range(experiment.trials_for(task))]
+    if experiment.pair_order == "round":
+        place = {task.id: i for i, task in enumerate(tasks)}
+        keys.sort(key=lambda k: (k[0].phase, k[1], place[k[0].id]))
+    return keys
 
 
 def screening_order(experiment: Experiment, run_seed: int) -> list[str]:

@@ -53,8 +53,13 @@ def _semantic(
 ) -> Iterator[Found]:
     """What the models alone cannot check, on the raw data (so it runs even when they fail)."""
     arms = data.get("arms") if isinstance(data.get("arms"), dict) else None
-    if arms is not None and len(arms) < 2:
-        yield ("arms",), f"needs at least 2 arms (found {len(arms)})", "add an arm to compare with"
+    if arms is not None and len(arms) < (1 if data.get("descriptive") is True else 2):
+        yield (
+            ("arms",),
+            f"needs at least 2 arms (found {len(arms)})",
+            "add an arm to compare with (or declare `descriptive: true` for a one-arm benchmark"
+            " that reports its own metrics and no comparison)",
+        )
     yield from _comparisons(data.get("comparisons"), arms)
     yield from _planned(data, arms)
     yield from campaign_problems(data)

@@ -285,6 +285,14 @@ class Task(Frozen):
     """Path of the scripted agent's plan for this task (ignored by other agents)."""
     case_set: Literal["calibration", "held-out"] = "calibration"
     """``held-out`` tasks run only under a lock that verifies (``run --case-set held-out``)."""
+    cost_per_trial_usd: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False, exclude_if=lambda v: v is None
+    )
+    """This task's worst-case cost per attempt, reserved against the ceiling before each
+    attempt starts (overrides ``budget.cost_per_trial_usd``). Left out of the hash when unset."""
+    phase: int = Field(default=0, ge=0, le=99, exclude_if=lambda v: v == 0)
+    """With ``pair_order: round``, tasks of a lower phase run first (e.g. end-to-end cases in
+    phase 0, evidence packages in phase 1). Left out of the hash at 0."""
 
 
 class Experiment(Frozen):
@@ -297,6 +305,11 @@ class Experiment(Frozen):
     """Path of the protocol document (hashed with every other named file)."""
     trials: int = Field(default=1, ge=1, le=MAX_TRIALS)
     order: Literal["alternate", "randomized"] | CampaignOrder = "alternate"
+    pair_order: Literal["task", "round"] = Field(default="task", exclude_if=lambda v: v == "task")
+    """The order pairs run in. ``task``: each task's trials together, tasks as declared.
+    ``round``: by ``phase``, then trial (every task's first run, then every second run, ...),
+    then as declared: a protocol's "first runs in case order, then repeat rounds, then
+    packages". Left out of the hash at ``task``."""
     """Each pair's arm order: ``alternate`` (rotated per pair), ``randomized`` (a seeded
     permutation per pair), or ``{block: campaign}`` (``CampaignOrder``)."""
     budget: Budget = Field(default_factory=Budget)
@@ -307,6 +320,9 @@ class Experiment(Frozen):
     """Source trees the arms run; their git commit, dirty flag and bytes are recorded."""
     treatment: Literal["arm", "source", "agent", "model", "tools"] = "arm"
     """What is meant to differ between arms (and between runs ``compare`` accepts)."""
+    descriptive: bool = Field(default=False, exclude_if=lambda v: not v)
+    """A benchmark of one arm (or more) that reports its own descriptive metrics and no
+    comparison: one arm is then enough. Left out of the hash when false."""
     comparisons: list[tuple[str, str]] = Field(default_factory=list)
     """The arm pairs that get a significance test; other pairs get counts and intervals only."""
     agent: AgentSpec

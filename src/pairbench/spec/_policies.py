@@ -41,6 +41,18 @@ class Budget(Frozen):
     """Hard ceiling; the run stops (remaining trials ``not_run``) before crossing it."""
     cost_per_trial_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """The per-attempt cost estimate the projection uses."""
+    prior_spend_usd: float = Field(
+        default=0.0, ge=0, allow_inf_nan=False, exclude_if=lambda v: v == 0
+    )
+    """Spent before this run against the same ceiling (a protocol's calibration, say): the
+    run stops before measured spend + this + the next attempt's worst case would pass
+    ``cost_ceiling_usd``. Left out of the hash at 0."""
+    start_stagger_s: float = Field(
+        default=0.0, ge=0, le=600, allow_inf_nan=False, exclude_if=lambda v: v == 0
+    )
+    """Each worker slot after the first opens this many seconds after the one before (a
+    protocol's "two runner processes, started 10 s apart"); the attempts' start times in the
+    journal show it. Left out of the hash at 0."""
 
 
 class InfraPolicy(Frozen):
