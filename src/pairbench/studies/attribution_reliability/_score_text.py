@@ -27,7 +27,9 @@ def norm(text: str) -> str:
 
         norm("  “Place  Order” ")  # 'place order'
     """
-    folded = unicodedata.normalize("NFKC", text).casefold().translate(_QUOTES)
+    # Quotes go before NFKC too: NFKC turns ``´`` into a space and a combining accent,
+    # which the deletion after it would no longer see (full-width quotes need the after).
+    folded = unicodedata.normalize("NFKC", text.translate(_QUOTES)).casefold().translate(_QUOTES)
     return _SPACE.sub(" ", folded).strip()
 
 
