@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.engines._models import Observation
+from pairbench.engines._models import Finding, Observation
 from pairbench.studies.attribution_reliability._score_text import (
     founder_facing,
     met_target,
@@ -29,12 +29,21 @@ def test_norm_folds_case_quotes_width_and_space() -> None:
     assert norm("ｄｏｎ’t `x´") == "dont x"  # NFKC turns full-width letters into ASCII
 
 
+def one_field(field: str, text: str) -> Finding:
+    value: dict[str, object] = (
+        {"evidence": {"text": text}} if field == "evidence" else {field: text}
+    )
+    return Finding.model_validate({"id": "f1", "claim_scope": "product_behavior", **value})
+
+
 @pytest.mark.parametrize("field", [*FIELDS, "evidence"])
 def test_each_text_field_alone_supports(field: str) -> None:
     case = make_case("P01")
-    assert supported(finding(**{field: "the Widget P01 did nothing"}), case)
-    others = [f for f in (*FIELDS, "evidence") if f != field]
-    assert not supported(finding(**{f: "the page did nothing" for f in others}), case)
+    assert supported(one_field(field, "the Widget P01 did nothing"), case)
+    for other in (f for f in (*FIELDS, "evidence") if f != field):
+        assert not supported(one_field(other, "the page did nothing"), case)
+    # A target term outside the six fields (here the finding's id) supports nothing.
+    assert not supported(Finding(id="Widget P01", claim_scope="product_behavior"), case)
 
 
 def test_target_match_ignores_case_and_quotes() -> None:

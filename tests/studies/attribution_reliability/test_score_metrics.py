@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from statsmodels.stats.proportion import proportion_confint  # type: ignore[import-untyped]
+from statsmodels.stats.proportion import proportion_confint
 
 from pairbench._errors import SpecError
 from pairbench.engines._models import Observation
