@@ -104,6 +104,8 @@ def render_markdown(card: Scorecard) -> str:
         f"Engine: {md(card.engine_label)}. Scorer {card.scorer_version}, protocol "
         f"{card.protocol_version}. Machine scoring only; descriptive, no significance tests.",
         "",
+        *(f"- {md(k)}: {md(v)}" for k, v in sorted(card.engine_identity.items())),
+        *([""] if card.engine_identity else []),
         "## Secondary metrics",
         "",
         *_metric_table(view["secondary"]),

@@ -41,6 +41,7 @@ def score(
     packages: Mapping[str, Package],
     *,
     engine: str,
+    engine_identity: Mapping[str, str] | None = None,
     manual_review: Mapping[str, str] | None = None,
 ) -> Scorecard:
     """Score one arm's held-out run.
@@ -74,6 +75,7 @@ def score(
     pkgs = [sessions[(p, "package", 0)] for p in held_packages]
     return Scorecard(
         engine=engine,
+        engine_identity=dict(engine_identity or {}),
         metrics=metrics(filled, sessions, held_cases, held_packages, repeat),
         per_class=class_results(first),
         confusion=confusion(first),
