@@ -74,6 +74,13 @@ def test_engine_label_for_other_engines() -> None:
     assert "openai" in render_markdown(card("openai"))
 
 
+def test_engine_identity_is_shown_escaped() -> None:
+    cases, packages = manifest()
+    c = score(quiet_run(), cases, packages, engine="openai", engine_identity={"commit": "<b>"})
+    assert "&lt;b&gt;" in render_html(c) and "commit: &lt;b&gt;" in render_markdown(c)
+    assert c.engine_identity == {"commit": "<b>"}
+
+
 def test_every_miss_and_secondary_metric_is_shown() -> None:
     c = card()
     for text in (render_markdown(c), render_html(c)):

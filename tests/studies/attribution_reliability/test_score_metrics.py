@@ -10,7 +10,12 @@ from statsmodels.stats.proportion import proportion_confint
 
 from pairbench._errors import SpecError
 from pairbench.engines._models import Observation
-from pairbench.studies.attribution_reliability._score import load_manual_review, score
+from pairbench.studies.attribution_reliability._score import (
+    load_manual_review,
+    read_results,
+    score,
+    write_results,
+)
 from pairbench.studies.attribution_reliability._score_models import (
     Proportion,
     Scorecard,
@@ -253,7 +258,9 @@ def test_wilson_matches_statsmodels(k: int, n: int) -> None:
     assert p.wilson_high == pytest.approx(high, abs=1e-12)
 
 
-def test_results_json_carries_both_versions() -> None:
-    data = json.loads(run().model_dump_json())
+def test_results_json_carries_both_versions(tmp_path: Path) -> None:
+    path = write_results(run(), tmp_path / "results.json")
+    data = json.loads(path.read_text())
+    assert read_results(path) == run()
     assert (data["scorer_version"], data["protocol_version"]) == ("1.0", "1.0")
     assert Scorecard.model_validate_json(run().model_dump_json()) == run()

@@ -17,6 +17,7 @@ from pairbench.studies.attribution_reliability._render_view import (
     STATEMENT,
     MetricRow,
     cost_lines,
+    miss_groups,
     primary,
     secondary,
     tables,
@@ -43,6 +44,7 @@ def _view(card: Scorecard) -> dict[str, Any]:
         "secondary": secondary(card),
         "tables": tables(card),
         "cost": cost_lines(card),
+        "misses": miss_groups(card),
     }
 
 
@@ -102,6 +104,8 @@ def render_markdown(card: Scorecard) -> str:
         f"Engine: {md(card.engine_label)}. Scorer {card.scorer_version}, protocol "
         f"{card.protocol_version}. Machine scoring only; descriptive, no significance tests.",
         "",
+        *(f"- {md(k)}: {md(v)}" for k, v in sorted(card.engine_identity.items())),
+        *([""] if card.engine_identity else []),
         "## Secondary metrics",
         "",
         *_metric_table(view["secondary"]),
@@ -117,15 +121,8 @@ def render_markdown(card: Scorecard) -> str:
     out += ["", f"## Every miss ({len(card.misses)})", ""]
     if not card.misses:
         out.append("None.")
-    for m in card.misses:
-        note = card.manual_review.get(m.case)
-        out += [
-            f"### {md(m.case)} ({m.kind}, trial {m.trial}): {m.miss.replace('_', ' ')}",
-            "",
-            md(m.detail),
-            *(["", f"Manual review: {md(note)}"] if note else []),
-            "",
-            _fence(m.raw_output or "(no output)"),
-            "",
-        ]
+    for g in view["misses"]:
+        out += [f"### {md(g.heading)}", "", *(f"- {md(item)}" for item in g.items)]
+        out += [f"- Manual review: {md(g.note)}"] if g.note else []
+        out += ["", _fence(g.raw_output), ""]
     return "\n".join(out).rstrip() + "\n"

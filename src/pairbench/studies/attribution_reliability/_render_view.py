@@ -31,6 +31,27 @@ class MetricRow(NamedTuple):
     note: str
 
 
+class MissGroup(NamedTuple):
+    """Every miss of one session, under one copy of the engine's output."""
+
+    heading: str
+    items: list[str]
+    raw_output: str
+    note: str
+
+
+def miss_groups(card: Scorecard) -> list[MissGroup]:
+    groups: dict[tuple[str, str, int], MissGroup] = {}
+    for m in card.misses:
+        key = (m.case, m.kind, m.trial)
+        if key not in groups:
+            heading = f"{m.case} ({m.kind}, trial {m.trial})"
+            note = card.manual_review.get(m.case, "")
+            groups[key] = MissGroup(heading, [], m.raw_output or "(no output)", note)
+        groups[key].items.append(f"{m.miss.replace('_', ' ')}: {m.detail}")
+    return list(groups.values())
+
+
 class Table(NamedTuple):
     title: str
     header: list[str]

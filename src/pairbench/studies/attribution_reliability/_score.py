@@ -41,6 +41,7 @@ def score(
     packages: Mapping[str, Package],
     *,
     engine: str,
+    engine_identity: Mapping[str, str] | None = None,
     manual_review: Mapping[str, str] | None = None,
 ) -> Scorecard:
     """Score one arm's held-out run.
@@ -74,6 +75,7 @@ def score(
     pkgs = [sessions[(p, "package", 0)] for p in held_packages]
     return Scorecard(
         engine=engine,
+        engine_identity=dict(engine_identity or {}),
         metrics=metrics(filled, sessions, held_cases, held_packages, repeat),
         per_class=class_results(first),
         confusion=confusion(first),
@@ -102,8 +104,7 @@ def score_session(record: SessionRecord, item: Case | Package) -> SessionScore:
         outcome = "set_aside"
     else:
         outcome = "nothing"
-    is_case = isinstance(item, Case)
-    met = None
+    met: bool | None = None
     hits: list[str] = []
     if isinstance(item, Case):
         hits = [p for p in record.audit_paths if path_matches(p, item.encounter_paths)]
@@ -120,9 +121,20 @@ def score_session(record: SessionRecord, item: Case | Package) -> SessionScore:
         outcome=outcome,
         published=len(findings),
         supported=n_supported,
-        met_target=met if is_case else None,
+        met_target=met,
         audit_hits=hits,
     )
+
+
+def write_results(card: Scorecard, path: Path) -> Path:
+    """``results.json``: the scorecard with its scorer and protocol versions."""
+    path.write_text(card.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def read_results(path: Path) -> Scorecard:
+    """A ``results.json`` written by ``write_results`` (refused if it does not validate)."""
+    return Scorecard.model_validate_json(path.read_text(encoding="utf-8"))
 
 
 def load_manual_review(path: Path) -> dict[str, str]:

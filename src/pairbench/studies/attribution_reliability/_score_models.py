@@ -254,6 +254,8 @@ class Scorecard(Frozen):
     protocol_version: Literal["1.0"] = PROTOCOL_VERSION
     engine: str
     """The engine's identity name (``heuristic`` is labelled "reference engine")."""
+    engine_identity: dict[str, str] = Field(default_factory=dict)
+    """More of the engine's identity to show (adapter, commit, models...); never scored."""
     metrics: Metrics
     per_class: list[ClassResult]
     confusion: list[ConfusionRow]
