@@ -12,6 +12,7 @@ from pairbench.cli import (  # noqa: F401 - registers commands
     _run,
     _source,
     _studies,
+    _study_attribution,
     _study_cmds,
     _view,
 )

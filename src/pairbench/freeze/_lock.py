@@ -104,6 +104,7 @@ def build_lock(loaded: LoadedExperiment) -> Lock:
             code[f"{group}:{name}"] = LockedCode(
                 name=f"{group}:{name}", package=package, sha256=digest
             )
+    code.update(_adapter_code(loaded))
     return Lock(
         experiment={"id": exp.id, "version": exp.version},
         canonical_hash=loaded.canonical_hash,
@@ -111,6 +112,26 @@ def build_lock(loaded: LoadedExperiment) -> Lock:
         code=list(code.values()),
         harness=Harness(version=__version__, source_sha256=harness_sha256()),
     )
+
+
+def _adapter_code(loaded: LoadedExperiment) -> dict[str, LockedCode]:
+    """What an arm's adapter says its results depend on beyond pairbench's own source: an
+    adapter class may define ``lock_code(settings, root) -> [(name, package, sha256)]``
+    (the attribution study's engine identity and the study's whole folder, say)."""
+    exp = loaded.experiment
+    found: dict[str, LockedCode] = {}
+    for arm in exp.arms:
+        agent = exp.arm_agent(arm)
+        try:
+            cls = _registry.load("agents", agent.adapter)
+        except Exception:
+            continue  # `load_experiment` already named an unknown adapter
+        hook = getattr(cls, "lock_code", None)
+        if not callable(hook):
+            continue
+        for name, package, digest in hook(dict(agent.settings), loaded.root, arm):
+            found[name] = LockedCode(name=name, package=package, sha256=digest)
+    return found
 
 
 def lock_path(loaded: LoadedExperiment) -> Path:

@@ -61,6 +61,7 @@ def report_texts(
     The summary records what it was built from: the journal head, the manual review's
     hash and the bootstrap resamples, so ``verify`` can rebuild the same bytes.
     """
+    from pairbench.report.summary._attribution_load import carries_attribution, load_attribution
     from pairbench.report.summary._build import summarize
     from pairbench.report.summary._paired_success import BOOTSTRAP_REPS
     from pairbench.report.summary._revision_load import carries_evidence, load_revision
@@ -76,6 +77,10 @@ def report_texts(
         reviews_sha256 = hashlib.sha256(review.read_bytes()).hexdigest()
     # A runtime-revision-ab run's evidence is in its result files, not the trial table.
     revision = load_revision(run.run_dir, notes) if carries_evidence(run.run_dir) else None
+    attribution = None
+    if revision is None and carries_attribution(run.run_dir):
+        review_notes = {case: f"{n.note} ({n.by})" for case, n in notes.items()}
+        attribution = load_attribution(run.run_dir, run.info, review_notes)
     reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
     if reps < 1:
         raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
@@ -87,6 +92,7 @@ def report_texts(
         reviews=reviews,
         reviews_sha256=reviews_sha256,
         revision=revision,
+        attribution=attribution,
     )
     return render_texts(summary)
 
@@ -102,11 +108,16 @@ def render_texts(summary: Mapping[str, Any]) -> dict[str, str]:
     from pairbench.report.render._html import render_html
     from pairbench.report.render._markdown import render_markdown
 
-    return {
+    texts = {
         "summary.json": summary_json(summary),
         "report.md": render_markdown(summary),
         "report.html": render_html(summary),
     }
+    attribution = summary.get("attribution")
+    if attribution and attribution.get("scorecards"):
+        # The protocol publishes every number from results.json: the scorecards, as scored.
+        texts["results.json"] = summary_json(attribution["scorecards"])
+    return texts
 
 
 def write_texts(run_dir: Path, texts: Mapping[str, str]) -> ReportPaths:

@@ -9,6 +9,7 @@ from pydantic import field_validator
 from pairbench._model import Frozen
 
 SectionName = Literal[
+    "attribution",
     "arms",
     "revision",
     "revision-metrics",

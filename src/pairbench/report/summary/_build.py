@@ -168,6 +168,7 @@ def summarize(
     reviews: Sequence[Mapping[str, Any]] = (),
     reviews_sha256: str | None = None,
     revision: RevisionData | None = None,
+    attribution: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The summary of a run from its trial table (``pairbench.store.load_table``).
 
@@ -177,7 +178,8 @@ def summarize(
     ``journal_head`` the table was read at and the manual ``reviews`` file's hash are
     recorded, so ``verify`` can rebuild the same bytes. ``revision`` is a
     runtime-revision-ab run's evidence (``_revision_load.load_revision``): with it the
-    summary's ``revision`` part is built, else it is null.
+    summary's ``revision`` part is built, else it is null. ``attribution`` is an
+    attribution-reliability run's part (``_attribution_load.load_attribution``), else null.
     """
     if not isinstance(run, RunRecord):
         run = RunRecord.model_validate(run)
@@ -239,6 +241,7 @@ def summarize(
         "latency": spread(frame, values["wall_ms"], "wall_ms", _all_pairs(len(arms))),
         "attention": _attention(frame, planned),
         "revision": None if revision is None else revision_summary(run, revision),
+        "attribution": attribution,
     }
     # Typed at the seam: a key without a model field, or a value of the wrong type, fails
     # here rather than in a reader of summary.json; the renderers then get plain JSON data,

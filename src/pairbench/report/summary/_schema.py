@@ -14,7 +14,7 @@ pairbench.report.summary._schema_doc``). Free-form parts, keyed by data rather t
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
@@ -328,3 +328,8 @@ class Summary(Record):
     revision: Revision | None
     """A runtime-revision-ab run's report (results with `pairbench.rab-scenario/1`
     evidence); `null` for other runs."""
+    attribution: dict[str, Any] | None
+    """An attribution-reliability run's machine score (results with
+    `pairbench.attribution.session/1` evidence), already validated by its own models
+    (`pairbench.studies.attribution_reliability`: `Attribution` with a `Scorecard` per
+    arm, whose JSON is the run's `results.json`); `null` for other runs."""

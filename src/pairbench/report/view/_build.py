@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pairbench.report.view import _attribution as vattr
 from pairbench.report.view import _format as f
 from pairbench.report.view import _hypotheses as vh
 from pairbench.report.view import _metrics as vm
@@ -123,6 +124,7 @@ def _crossover(s: Mapping[str, Any]) -> Section:
 
 
 SECTIONS: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {
+    "attribution": vattr.attribution,
     "arms": ops.arms,
     "revision": vrev.revision,
     "revision-metrics": vrm.metrics,

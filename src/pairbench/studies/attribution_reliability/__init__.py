@@ -1,6 +1,24 @@
-"""The ``attribution-reliability`` study: does an engine's blame of a product hold up?
+"""The ``attribution-reliability`` study: when an engine blames a product, is it deserved?
 
 Engines (``pairbench.engines``) browse label-free fixture sites (``site``) as simulated users,
 or judge recorded evidence packages, and publish findings; the scorer (version 1.0) measures
 whether the blame is deserved against ground truth in ``cases.json`` and ``packages.json``.
+
+``pairbench init DIR --from attribution-reliability`` copies ``study/``; ``pairbench demo
+--study attribution-reliability`` runs the calibration set with the heuristic reference
+engine offline; ``pairbench study attribution-reliability plan`` projects the held-out run's
+cost from calibration.
 """
+
+from pathlib import Path
+
+from pairbench.studies._study import Study
+
+STUDY = Study(
+    name="attribution-reliability",
+    title="Is an engine's blame of a product deserved? 40 label-free sites, 20 packages, "
+    "seven descriptive metrics",
+    root=Path(__file__).parent / "study",
+)
+
+__all__ = ["STUDY"]

@@ -1,0 +1,89 @@
+"""``pairbench study attribution-reliability plan``: the held-out run's cost projection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from pairbench._errors import PairbenchError
+from pairbench.cli._app import out, user_errors
+from pairbench.cli._study_cmds import study_app
+
+ar_app = typer.Typer(
+    help="The attribution-reliability study: the held-out run's cost projection.",
+    no_args_is_help=True,
+)
+study_app.add_typer(ar_app, name="attribution-reliability")
+
+
+class OverCeiling(PairbenchError):
+    exit_code = 1
+
+
+@ar_app.command("plan")
+@user_errors
+def plan_cmd(
+    calibration: Path | None = typer.Option(
+        None, help="The calibration run folder whose per-session costs the projection uses."
+    ),
+    protocol_figures: bool = typer.Option(
+        False, "--protocol-figures", help="Use the protocol's printed (rounded) figures (§12)."
+    ),
+    experiment: Path | None = typer.Option(
+        None, help="The experiment (default: the study's own) whose schedule gives the counts."
+    ),
+    ceiling: float | None = typer.Option(
+        None, help="Hard ceiling in USD, calibration included (default: the experiment's)."
+    ),
+) -> None:
+    """Project the held-out run's expected and worst-case spend from calibration, and refuse
+    (exit 1) when calibration + worst case passes the ceiling.
+
+    Sessions per kind come from the experiment's held-out tasks and trials. The worst case is
+    every end-to-end session at calibration's end-to-end maximum and every package at twice
+    the package maximum; declare those as the tasks' ``cost_per_trial_usd`` and calibration's
+    spend as ``budget.prior_spend_usd``, so the run never starts a session that could cross.
+
+    Example:
+
+        pairbench study attribution-reliability plan --protocol-figures
+        pairbench study attribution-reliability plan --calibration runs/ar-20261203T...
+    """
+    from pairbench.spec import load_experiment
+    from pairbench.studies.attribution_reliability._cost import (
+        PROTOCOL_INPUTS,
+        inputs_from_run,
+        project,
+        projection_lines,
+        session_counts,
+    )
+    from pairbench.studies.attribution_reliability._manifest import load_cases, load_packages
+
+    if (calibration is None) == (not protocol_figures):
+        raise PairbenchError(
+            "give --calibration RUN_DIR (a calibration run's costs) or --protocol-figures"
+        )
+    from pairbench.studies.attribution_reliability import STUDY
+
+    loaded = load_experiment(experiment or STUDY.experiment_path)
+    cases, packages = load_cases(), load_packages()
+    counts = session_counts(loaded.experiment, cases, packages)
+    inputs = PROTOCOL_INPUTS if calibration is None else inputs_from_run(calibration, cases)
+    limit = ceiling if ceiling is not None else loaded.experiment.budget.cost_ceiling_usd
+    projection = project(inputs, counts, limit)
+    for line in projection_lines(projection):
+        out.print(line, markup=False, highlight=False)
+    out.print(
+        f"declare: tasks' cost_per_trial_usd {projection.e2e_worst_per_session:g} (end-to-end) "
+        f"and {projection.package_worst_per_session:g} (packages); "
+        f"budget.prior_spend_usd {projection.calibration_usd:g}",
+        markup=False,
+        highlight=False,
+    )
+    if not projection.within_ceiling:
+        raise OverCeiling(
+            f"the worst case with calibration, ${projection.worst_with_calibration_usd:.2f}, "
+            f"passes the ceiling ${limit:.2f}. Fix: lower the budgets or the sessions, or "
+            "raise the ceiling in the protocol (a new pre-registration)"
+        )

@@ -1,0 +1,225 @@
+"""``attribution-engine``: the adapter that runs one session of the study per attempt.
+
+For an end-to-end case it serves the case's site for the trial (``site.serve_case``, a
+random slug from the trial seed), checks the start page answers 200 (the protocol's
+preflight: retried once after 30 s, then infrastructure), and asks the arm's engine to
+``scan`` it with the case's one persona. For an evidence package it also records the
+package's scripted users in real Chromium first, and asks the engine to ``judge`` the
+bundle while the site stays live. The answer is the session's ``SessionEvidence``, whatever
+happened: an engine that crashed, printed no JSON, broke the report schema or timed out is a
+runtime failure (``agent_error``: scored on what it published, listed, never re-run).
+
+Only the request reaches the engine: start URL, personas (the goal), budgets, model seed
+and, in judge mode, the recording. No manifest value but the goal is ever in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+import httpx
+from pydantic import Field
+
+from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
+from pairbench.agents._settings import AdapterSettings
+from pairbench.engines._models import Budget, EngineReport, EngineRequest, Persona
+from pairbench.store._records import Metric
+from pairbench.studies.attribution_reliability._manifest import (
+    CASES_FILE,
+    PACKAGES_FILE,
+    Case,
+    Package,
+    load_cases,
+    load_packages,
+)
+from pairbench.studies.attribution_reliability._session import SessionEvidence, SessionFailure
+
+DESKTOP_UA = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/131.0.0.0 Safari/537.36"
+)
+"""The preflight's user agent: an ordinary desktop browser, never gated."""
+_RAW_CAP = 20_000
+
+
+class AttributionSettings(AdapterSettings):
+    """``agent: {adapter: attribution-engine, settings: {engine: {...}}}``."""
+
+    example: ClassVar[str] = "{engine: {engine: heuristic}}"
+    engine: dict[str, Any] = Field(default_factory=lambda: {"engine": "heuristic"})
+    """The arm's engine (``pairbench.engines.EngineSpec``): a registered name, or
+    ``command``/``python``/``http`` with its argv, target or URL."""
+    budget: Budget = Field(default_factory=Budget)
+    """Per-user budgets sent in the request (the protocol's 10 actions, 130 s)."""
+    preflight_retry_s: float = Field(default=30.0, ge=0)
+    """How long the preflight waits before its one retry."""
+    cases: str | None = None
+    """Another ``cases.json`` (tests); the study's by default."""
+    packages: str | None = None
+
+
+class AttributionAdapter:
+    """Registered as ``attribution-engine``."""
+
+    receives: frozenset[str] = frozenset()
+    Settings = AttributionSettings
+    sleep: ClassVar[Callable[[float], Awaitable[None]]] = asyncio.sleep
+    """The preflight's clock (tests replace it, so a 30 s wait costs nothing)."""
+
+    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+        self.settings = AttributionSettings.parse(settings)
+        from pairbench.engines import EngineSpec
+
+        self.spec = EngineSpec.model_validate(self.settings.engine)
+
+    def _manifests(self) -> tuple[dict[str, Case], dict[str, Package]]:
+        cases = Path(self.settings.cases) if self.settings.cases else CASES_FILE
+        packages = Path(self.settings.packages) if self.settings.packages else PACKAGES_FILE
+        return load_cases(cases), load_packages(packages)
+
+    async def run(self, ctx: AgentContext) -> AgentOutput:
+        from pairbench.studies.attribution_reliability.site import serve_case
+
+        cases, packages = self._manifests()
+        name = ctx.task.upper()
+        entry: Case | Package
+        if name in cases:
+            entry = cases[name]
+        elif name in packages:
+            entry = packages[name]
+        else:
+            return AgentOutput(None, error=f"task {ctx.task!r} names no case or package")
+        started = time.monotonic()
+        with serve_case(entry.fixture, ctx.seed) as site:
+            statuses = await self._preflight(site.start_url)
+            if isinstance(entry, Case):
+                personas = [Persona(user="u1", goal=entry.goal)]
+                request = EngineRequest(
+                    mode="scan", start_url=site.start_url, personas=personas,
+                    budget=self.settings.budget, model_seed=ctx.model_seed,
+                )  # fmt: skip
+            else:
+                from pairbench.studies.attribution_reliability._scripted import record_package
+
+                sessions = await record_package(entry, site)
+                ctx.transcript.emit("package_recorded", users=[s.user for s in sessions])
+                personas = [Persona(user=u.user, goal=u.goal) for u in entry.users]
+                request = EngineRequest(
+                    mode="judge", start_url=site.start_url, personas=personas,
+                    budget=self.settings.budget, model_seed=ctx.model_seed, sessions=sessions,
+                )  # fmt: skip
+            ctx.transcript.emit("engine_request", keys=sorted(request.wire()))
+            outcome = await self._engine(request, ctx)
+            audit = [
+                ("" if hit.origin == "main" else "other:") + _relative(hit.path, site.slug)
+                for hit in site.audit
+            ]
+        evidence = SessionEvidence(
+            case=entry.id,
+            kind="e2e" if isinstance(entry, Case) else "package",
+            mode=request.mode,
+            slug=site.slug,
+            report=outcome.report,
+            failure=(
+                None
+                if outcome.failure is None
+                else SessionFailure(kind=outcome.failure, message=outcome.message)
+            ),
+            raw_output=None
+            if outcome.report is not None
+            else (outcome.raw_stdout or "")[:_RAW_CAP],
+            audit_paths=audit,
+            preflight=statuses,
+            latency_ms=(time.monotonic() - started) * 1000,
+            **_cost(outcome.report),
+        )
+        stored = evidence.model_dump(mode="json", by_alias=True)
+        ctx.transcript.emit("session_evidence", evidence=stored)
+        return _output(evidence, json.dumps(stored, sort_keys=True))
+
+    async def _preflight(self, url: str) -> list[int]:
+        """GET the start page as an ordinary browser would, no redirects; one retry."""
+        statuses: list[int] = []
+        for attempt in range(2):
+            if attempt:
+                await type(self).sleep(self.settings.preflight_retry_s)
+            try:
+                async with httpx.AsyncClient(timeout=10.0, follow_redirects=False) as client:
+                    response = await client.get(url, headers={"user-agent": DESKTOP_UA})
+                statuses.append(response.status_code)
+            except httpx.HTTPError:
+                statuses.append(0)
+            if statuses[-1] == 200:
+                return statuses
+        raise InfraFailure(
+            f"preflight: the start page answered {statuses[0] or 'nothing'} and, "
+            f"{self.settings.preflight_retry_s:g} s later, {statuses[1] or 'nothing'}"
+        )
+
+    async def _engine(self, request: EngineRequest, ctx: AgentContext) -> Any:
+        from pairbench.engines import run_engine
+
+        return await run_engine(
+            self.spec, request, env=ctx.env, workdir=ctx.workdir, signals=ctx.signals
+        )
+
+
+def _relative(path: str, slug: str) -> str:
+    prefix = f"/v/{slug}"
+    return path[len(prefix) :] or "/" if path.startswith(prefix) else path
+
+
+def _cost(report: EngineReport | None) -> dict[str, Any]:
+    if report is None or not report.usage:
+        # No usage: a model-free engine (nothing to cost) or nothing reported at all.
+        kind = "not_applicable" if report is not None else "missing"
+        return {"cost_usd": None, "cost_provenance": kind}
+    costs = [u.cost_usd for u in report.usage]
+    if any(c is None for c in costs):
+        return {"cost_usd": None, "cost_provenance": "missing"}
+    measured = all(u.provenance == "measured" for u in report.usage)
+    return {
+        "cost_usd": sum(c for c in costs if c is not None),
+        "cost_provenance": "measured" if measured else "estimated",
+    }
+
+
+def _output(evidence: SessionEvidence, answer: str) -> AgentOutput:
+    report = evidence.report
+    usage = report.usage if report is not None else []
+    tokens_in = sum(u.input_tokens for u in usage)
+    tokens_out = sum(u.output_tokens for u in usage)
+    no_model = "the engine reported no model usage"
+
+    def count(value: int) -> Metric:
+        return Metric.measured(value, "engine usage") if usage else Metric.missing(no_model)
+
+    cost = (
+        Metric.measured(evidence.cost_usd, "engine usage")
+        if evidence.cost_usd is not None and evidence.cost_provenance == "measured"
+        else Metric(
+            value=evidence.cost_usd, provenance="estimated", estimator="engine's own estimate"
+        )
+        if evidence.cost_usd is not None
+        else Metric.missing(no_model)
+    )
+    error = (
+        None
+        if evidence.failure is None
+        else f"runtime failure ({evidence.failure.kind}): {evidence.failure.message}"
+    )
+    return AgentOutput(
+        final_answer=answer,
+        error=error,
+        agent_ms=Metric.measured(evidence.latency_ms, "pairbench monotonic clock"),
+        input_tokens=count(tokens_in),
+        output_tokens=count(tokens_out),
+        total_tokens=count(tokens_in + tokens_out),
+        cost_usd=cost,
+        models=tuple(u.model for u in usage),
+    )

@@ -1,0 +1,65 @@
+"""What one attempt of the study keeps: the engine's report and how the session went.
+
+The adapter answers with a ``SessionEvidence`` (as JSON) whatever happened, so a runtime
+failure is scored on what the engine published, and the scorer reads every session from
+the run's records the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from pairbench._model import Frozen
+from pairbench.engines._models import EngineReport
+from pairbench.studies.attribution_reliability._score_models import SessionFailure, SessionRecord
+
+SESSION_SCHEMA = "pairbench.attribution.session/1"
+
+
+class SessionEvidence(Frozen):
+    """One session: an end-to-end case browsed, or a package's recording judged."""
+
+    schema_: Literal["pairbench.attribution.session/1"] = Field(
+        default="pairbench.attribution.session/1", alias="schema"
+    )
+    case: str
+    kind: Literal["e2e", "package"]
+    mode: Literal["scan", "judge"]
+    slug: str
+    report: EngineReport | None
+    failure: SessionFailure | None = None
+    raw_output: str | None = None
+    """The engine's own output when it was not a valid report (capped)."""
+    audit_paths: list[str] = Field(default_factory=list)
+    """Paths the site served (relative to ``/v/<slug>``, other origin prefixed ``other:``)."""
+    preflight: list[int] = Field(default_factory=list)
+    """The start page's status at each preflight check (a retry adds one)."""
+    latency_ms: float
+    cost_usd: float | None = None
+    cost_provenance: Literal["measured", "estimated", "not_applicable", "missing"] = "missing"
+
+    model_config = Frozen.model_config | {"populate_by_name": True}
+
+    @property
+    def runtime_failure(self) -> bool:
+        return self.failure is not None
+
+    def record(self, trial: int) -> SessionRecord:
+        """The scorer's record of this session as trial ``trial`` of its case."""
+        return SessionRecord.model_validate(
+            {
+                "case": self.case,
+                "kind": self.kind,
+                "trial": trial,
+                "status": "runtime_failure" if self.failure is not None else "ran",
+                "failure": self.failure,
+                "report": self.report,
+                "raw_output": self.raw_output,
+                "cost_usd": self.cost_usd,
+                "cost_provenance": self.cost_provenance,
+                "latency_ms": self.latency_ms,
+                "audit_paths": self.audit_paths,
+            }
+        )
