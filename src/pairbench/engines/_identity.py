@@ -19,12 +19,11 @@ from pairbench._errors import SpecError
 from pairbench._model import Frozen
 from pairbench.engines._python import SRC_ROOT
 from pairbench.engines._registry import resolve
-from pairbench.engines._spec import EngineSpec
+from pairbench.engines._spec import EngineSpec, is_python, python_script_index
 from pairbench.spec._models import env_ref
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL|COOKIE|SESSION", re.IGNORECASE)
 _SKIP = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
-_PYTHONS = re.compile(r"^python(\d+(\.\d+)?)?$")
 
 
 class EngineIdentity(Frozen):
@@ -123,16 +122,16 @@ def hash_path(path: Path) -> str:
 
 
 def _program_source(argv: list[str], path: list[str]) -> Path:
+    script = python_script_index(argv)
+    if script is not None:
+        return _existing(Path(argv[script]))
+    rest = argv[1:]
+    if is_python(argv[0]) and "-m" in rest and rest.index("-m") + 1 < len(rest):
+        return _module_source(rest[rest.index("-m") + 1], path)
+    # Otherwise the program file itself (for ``python -c``: the interpreter).
     program = argv[0]
-    if _PYTHONS.match(Path(program).name):
-        rest = argv[1:]
-        if "-m" in rest and rest.index("-m") + 1 < len(rest):
-            return _module_source(rest[rest.index("-m") + 1], path)
-        script = next((a for a in rest if not a.startswith("-")), None)
-        if script is not None:
-            return _existing(Path(script), "argv", script)
     if "/" in program:
-        return _existing(Path(program), "argv", program)
+        return _existing(Path(program))
     found = shutil.which(program)
     if found is None:
         raise SpecError(
@@ -141,11 +140,11 @@ def _program_source(argv: list[str], path: list[str]) -> Path:
     return Path(found).resolve()
 
 
-def _existing(file: Path, field: str, written: str) -> Path:
+def _existing(file: Path) -> Path:
     if not file.exists():
         raise SpecError(
             [
-                f"engine.{field}: {written!r} does not exist. Fix: correct the path (it is "
+                f"engine.argv: {str(file)!r} does not exist. Fix: correct the path (it is "
                 "read relative to the experiment's folder)"
             ]
         )

@@ -12,6 +12,7 @@ from pydantic import Field, ValidationError, model_validator
 from pairbench._errors import SpecError
 from pairbench._model import Frozen
 
+_PYTHONS = re.compile(r"^python(\d+(\.\d+)?)?$")
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _BY_ADAPTER: dict[str, frozenset[str]] = {
     "command": frozenset({"argv", "env"}),
@@ -111,14 +112,45 @@ class EngineSpec(Frozen):
         return spec
 
     def resolve(self, base_dir: Path) -> EngineSpec:
-        """Relative program and ``path`` entries made absolute against ``base_dir`` (the
-        experiment's folder), so a run does not depend on its working directory."""
+        """Relative program (and script, for ``python script.py``) and ``path`` entries
+        made absolute against ``base_dir`` (the experiment's folder): an engine runs in its
+        attempt's folder, and a run must not depend on the runner's working directory."""
         changes: dict[str, Any] = {}
-        if self.argv and _is_relative_file(self.argv[0]):
-            changes["argv"] = [str((base_dir / self.argv[0]).resolve()), *self.argv[1:]]
+        if self.argv:
+            argv = list(self.argv)
+            script = python_script_index(argv)
+            for i in (0,) if script is None else (0, script):
+                if _is_relative_file(argv[i]) or (i == script and not Path(argv[i]).is_absolute()):
+                    argv[i] = str((base_dir / argv[i]).resolve())
+            if argv != self.argv:
+                changes["argv"] = argv
         if self.path:
             changes["path"] = [str((base_dir / p).resolve()) for p in self.path]
         return self.model_copy(update=changes) if changes else self
+
+
+def python_script_index(argv: list[str]) -> int | None:
+    """Where the script is in a ``python [options] script.py ...`` argv (None: not python,
+    or ``-m``/``-c`` instead of a script).
+
+    >>> python_script_index(["python3", "-u", "engine.py", "--json"])
+    2
+    >>> python_script_index(["python", "-m", "pkg"]) is None
+    True
+    """
+    if not argv or not is_python(argv[0]):
+        return None
+    for i, arg in enumerate(argv[1:], start=1):
+        if arg in ("-m", "-c"):
+            return None
+        if not arg.startswith("-"):
+            return i
+    return None
+
+
+def is_python(program: str) -> bool:
+    """Whether ``program`` names a Python interpreter (``python``, ``/usr/bin/python3.11``)."""
+    return bool(_PYTHONS.match(Path(program).name))
 
 
 def _is_relative_file(program: str) -> bool:
