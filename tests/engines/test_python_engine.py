@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import os
 import textwrap
-from pathlib import Path
+
+import pytest
 
 from pairbench.engines import EngineOutcome, EngineRequest, EngineSpec, Persona, run_engine
 from pairbench.engines._registry import build, classify
@@ -69,23 +70,47 @@ def request(mode: str = "scan") -> EngineRequest:
     )
 
 
-def run(tmp_path: Path, cls: str, mode: str = "scan", **spec: object) -> EngineOutcome:
-    (tmp_path / "my_engines.py").write_text(textwrap.dedent(ENGINES), encoding="utf-8")
-    parsed = EngineSpec.parse(
-        {
-            "engine": "python",
-            "target": f"my_engines:{cls}",
-            "path": [str(tmp_path)],
-            "settings": {"say": "the basket empties"},
-            **spec,
-        }
-    )
+CASES: dict[str, tuple[str, str, dict[str, object]]] = {
+    "good": ("Good", "scan", {"env": {"DECLARED": "1"}}),
+    "judge": ("Good", "judge", {}),
+    "raises": ("Raises", "scan", {}),
+    "exits": ("Exits", "scan", {}),
+    "not_a_report": ("NotAReport", "scan", {}),
+    "bad_dict": ("BadDict", "scan", {}),
+    "missing": ("Missing", "scan", {}),
+    "hangs": ("Hangs", "scan", {"timeout_s": 2}),
+}
+"""Name -> (engine class, mode, spec fields). Run all at once: each worker imports
+pairbench (about a second), and in parallel the module takes as long as one of them."""
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EngineOutcome]:
+    root = tmp_path_factory.mktemp("python_engines")
+    (root / "my_engines.py").write_text(textwrap.dedent(ENGINES), encoding="utf-8")
     env = {**os.environ, "PAIRBENCH_TEST_LEAK": "leaked"}
-    return asyncio.run(run_engine(parsed, request(mode), env=env, workdir=tmp_path / "w"))
+
+    async def one(name: str) -> EngineOutcome:
+        cls, mode, extra = CASES[name]
+        spec = EngineSpec.parse(
+            {
+                "engine": "python",
+                "target": f"my_engines:{cls}",
+                "path": [str(root)],
+                "settings": {"say": "the basket empties"},
+                **extra,
+            }
+        )
+        return await run_engine(spec, request(mode), env=env, workdir=root / name)
+
+    async def every() -> list[EngineOutcome]:
+        return list(await asyncio.gather(*(one(name) for name in CASES)))
+
+    return dict(zip(CASES, asyncio.run(every()), strict=True))
 
 
-def test_a_good_engine_reports_despite_printing(tmp_path: Path) -> None:
-    outcome = run(tmp_path, "Good", env={"DECLARED": "1"})
+def test_a_good_engine_reports_despite_printing(outcomes: dict[str, EngineOutcome]) -> None:
+    outcome = outcomes["good"]
     assert outcome.failure is None, outcome.message
     assert outcome.report is not None
     assert outcome.report.findings[0].headline == "the basket empties"
@@ -94,46 +119,47 @@ def test_a_good_engine_reports_despite_printing(tmp_path: Path) -> None:
     assert "chatty engine output" in outcome.stderr_tail
 
 
-def test_judge_mode_calls_judge(tmp_path: Path) -> None:
-    outcome = run(tmp_path, "Good", mode="judge")
+def test_judge_mode_calls_judge(outcomes: dict[str, EngineOutcome]) -> None:
+    outcome = outcomes["judge"]
     assert outcome.report is not None
     assert outcome.report.set_aside[0].reason == "insufficient_evidence"
 
 
-def test_an_exception_is_a_crash_naming_it(tmp_path: Path) -> None:
-    outcome = run(tmp_path, "Raises")
+def test_an_exception_is_a_crash_naming_it(outcomes: dict[str, EngineOutcome]) -> None:
+    outcome = outcomes["raises"]
     assert outcome.failure == "crash"
     assert outcome.message == "my_engines:Raises.scan raised RuntimeError: the model said no"
     assert "Traceback" in outcome.stderr_tail
 
 
-def test_os_exit_is_a_crash(tmp_path: Path) -> None:
-    outcome = run(tmp_path, "Exits")
+def test_os_exit_is_a_crash(outcomes: dict[str, EngineOutcome]) -> None:
+    outcome = outcomes["exits"]
     assert outcome.failure == "crash"
     assert "exit code 9" in outcome.message
 
 
-def test_a_non_report_return_is_an_invalid_report(tmp_path: Path) -> None:
-    outcome = run(tmp_path, "NotAReport")
+def test_a_non_report_return_is_an_invalid_report(outcomes: dict[str, EngineOutcome]) -> None:
+    outcome = outcomes["not_a_report"]
     assert outcome.failure == "invalid_report"
     assert "returned list, not an EngineReport" in outcome.message
 
 
-def test_a_dict_that_does_not_validate_is_an_invalid_report(tmp_path: Path) -> None:
-    outcome = run(tmp_path, "BadDict")
+def test_a_dict_that_does_not_validate_is_an_invalid_report(
+    outcomes: dict[str, EngineOutcome],
+) -> None:
+    outcome = outcomes["bad_dict"]
     assert outcome.failure == "invalid_report"
     assert "findings" in outcome.message
 
 
-def test_a_target_that_does_not_import_is_a_crash(tmp_path: Path) -> None:
-    outcome = run(tmp_path, "Missing")
+def test_a_target_that_does_not_import_is_a_crash(outcomes: dict[str, EngineOutcome]) -> None:
+    outcome = outcomes["missing"]
     assert outcome.failure == "crash"
     assert "could not build my_engines:Missing" in outcome.message
 
 
-def test_a_hang_is_a_timeout(tmp_path: Path) -> None:
-    outcome = run(tmp_path, "Hangs", timeout_s=2)
-    assert outcome.failure == "timeout"
+def test_a_hang_is_a_timeout(outcomes: dict[str, EngineOutcome]) -> None:
+    assert outcomes["hangs"].failure == "timeout"
 
 
 class Registered:
