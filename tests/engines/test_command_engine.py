@@ -119,6 +119,20 @@ def test_the_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     assert not _running(pid)
 
 
+def test_a_grandchild_holding_stdout_does_not_hold_the_answer(tmp_path: Path) -> None:
+    script = """
+    import pathlib, subprocess
+    child = subprocess.Popen(["sleep", "60"])  # inherits stdout, as a leaked browser would
+    pathlib.Path("grandchild.pid").write_text(str(child.pid))
+    print('{"status": "completed"}', flush=True)
+    """
+    started = time.monotonic()
+    outcome = run(tmp_path, script, timeout_s=30)
+    assert outcome.failure is None, outcome.message
+    assert time.monotonic() - started < 15
+    assert not _running(int((tmp_path / "work" / "grandchild.pid").read_text()))
+
+
 def test_a_missing_program_is_infrastructure(tmp_path: Path) -> None:
     spec = EngineSpec.parse({"engine": "command", "argv": [str(tmp_path / "nope")]})
     with pytest.raises(InfraFailure, match="could not start"):

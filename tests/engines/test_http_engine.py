@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.agents import InfraFailure
+from pairbench.agents import InfraFailure, RunSignals
 from pairbench.engines import (
     EngineOutcome,
     EngineRequest,
@@ -86,7 +86,7 @@ def request() -> EngineRequest:
 
 
 def call(
-    url: str, tmp_path: Path, signals: EngineSignals | None = None, timeout_s: float = 10
+    url: str, tmp_path: Path, signals: RunSignals | None = None, timeout_s: float = 10
 ) -> EngineOutcome:
     spec = EngineSpec.parse(
         {"engine": "http", "url": url + "/", "headers": {"Authorization": "${env:ENG_TOKEN}"}}
@@ -148,11 +148,11 @@ def test_refused_before_the_first_success_is_infrastructure(
         call(f"http://127.0.0.1:{_closed_port()}", tmp_path)
 
 
+@pytest.mark.parametrize("signals", [EngineSignals(), RunSignals()], ids=["engine", "run"])
 def test_refused_after_a_success_is_a_runtime_failure(
-    server: tuple[str, Script], tmp_path: Path
+    server: tuple[str, Script], tmp_path: Path, signals: RunSignals
 ) -> None:
     url, script = server
-    signals = EngineSignals()
     script.answers = [(200, {}, REPORT), (503, {}, "overloaded")]
     assert call(url, tmp_path, signals).failure is None
     outcome = call(url, tmp_path, signals)

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar, Protocol, runtime_checkable
 
+from pairbench.agents._protocol import RunSignals
 from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import EngineOutcome, EngineSignals
+from pairbench.engines._outcome import EngineOutcome
 from pairbench.engines._spec import EngineSpec
 
 
@@ -35,7 +36,7 @@ class EngineAdapter(Protocol):
         env: Mapping[str, str],
         workdir: Path,
         timeout_s: float,
-        signals: EngineSignals,
+        signals: RunSignals,
     ) -> EngineOutcome:
         """``env`` is the runner's environment: an adapter that starts a process scrubs it
         (``pairbench.agents.scrubbed_env``), one that does not only reads ``${env:NAME}``

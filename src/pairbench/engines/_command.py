@@ -9,8 +9,9 @@ from typing import ClassVar
 
 from pairbench._process import resolve_argv
 from pairbench.agents._env import scrubbed_env
+from pairbench.agents._protocol import RunSignals
 from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import EngineOutcome, EngineSignals
+from pairbench.engines._outcome import EngineOutcome
 from pairbench.engines._spec import EngineSpec
 from pairbench.engines._subprocess import run_process
 
@@ -42,7 +43,7 @@ class CommandEngine:
         env: Mapping[str, str],
         workdir: Path,
         timeout_s: float,
-        signals: EngineSignals,
+        signals: RunSignals,
     ) -> EngineOutcome:
         del signals  # only an http engine's refusals depend on the run's history
         assert self.spec.argv is not None

@@ -11,9 +11,9 @@ from typing import ClassVar
 import httpx
 
 from pairbench._errors import SpecError
-from pairbench.agents._protocol import InfraFailure
+from pairbench.agents._protocol import InfraFailure, RunSignals
 from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import RAW_STDOUT_CAP, EngineOutcome, EngineSignals, outcome_of
+from pairbench.engines._outcome import RAW_STDOUT_CAP, EngineOutcome, answered, outcome_of
 from pairbench.engines._spec import EngineSpec
 from pairbench.spec._models import env_ref
 
@@ -50,7 +50,7 @@ class HttpEngine:
         env: Mapping[str, str],
         workdir: Path,
         timeout_s: float,
-        signals: EngineSignals,
+        signals: RunSignals,
     ) -> EngineOutcome:
         del workdir  # nothing runs here
         headers = _headers(self.spec.headers, env)
@@ -90,7 +90,7 @@ class HttpEngine:
             )
         outcome = outcome_of(response.text, duration_ms=_ms(started), who=who)
         if outcome.report is not None:
-            signals.engines_answered.add(key)
+            answered(signals).add(key)
         return outcome
 
     async def _exchange(
@@ -107,9 +107,9 @@ class HttpEngine:
 
 
 def _refused(
-    message: str, key: str, signals: EngineSignals, started: float, body: str
+    message: str, key: str, signals: RunSignals, started: float, body: str
 ) -> EngineOutcome:
-    if key not in signals.engines_answered:
+    if key not in answered(signals):
         raise InfraFailure(f"{message} (before its first report in this run)")
     return EngineOutcome(
         failure="refused",

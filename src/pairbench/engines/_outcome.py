@@ -68,6 +68,17 @@ class EngineSignals(RunSignals):
         self.engines_answered: set[str] = set()
 
 
+def answered(signals: RunSignals) -> set[str]:
+    """The engines that have answered in this run, kept on ``signals`` (a plain
+    ``RunSignals``, such as an attempt's ``AgentContext.signals``, gets the set on first use).
+    """
+    found: set[str] | None = getattr(signals, "engines_answered", None)
+    if found is None:
+        found = set()
+        signals.engines_answered = found  # type: ignore[attr-defined]
+    return found
+
+
 def tail(text: str, lines: int = STDERR_TAIL_LINES) -> str:
     """The last ``lines`` lines of ``text``."""
     return "\n".join(text.rstrip("\n").splitlines()[-lines:])

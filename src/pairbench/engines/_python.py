@@ -11,9 +11,10 @@ from typing import ClassVar
 
 import pairbench
 from pairbench.agents._env import scrubbed_env
+from pairbench.agents._protocol import RunSignals
 from pairbench.engines import _worker
 from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import EngineOutcome, EngineSignals
+from pairbench.engines._outcome import EngineOutcome
 from pairbench.engines._spec import EngineSpec
 from pairbench.engines._subprocess import Exited, Verdict, exit_verdict, run_process
 
@@ -48,7 +49,7 @@ class PythonEngine:
         env: Mapping[str, str],
         workdir: Path,
         timeout_s: float,
-        signals: EngineSignals,
+        signals: RunSignals,
     ) -> EngineOutcome:
         del signals  # only an http engine's refusals depend on the run's history
         child_env = scrubbed_env(workdir, declared=self.spec.env, source=env)

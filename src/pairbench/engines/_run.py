@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from pairbench.agents._protocol import InfraFailure
+from pairbench.agents._protocol import InfraFailure, RunSignals
 from pairbench.engines._models import EngineRequest
 from pairbench.engines._outcome import EngineOutcome, EngineSignals
 from pairbench.engines._registry import build
@@ -32,15 +32,17 @@ async def run_engine(
     env: Mapping[str, str],
     workdir: Path,
     timeout_s: float | None = None,
-    signals: EngineSignals | None = None,
+    signals: RunSignals | None = None,
 ) -> EngineOutcome:
     """Run ``spec``'s engine on ``request``; every failure of the engine is an outcome.
 
     ``env`` is the runner's environment, scrubbed here: a process engine gets only the
     allow-list (``pairbench.agents.BASE_ALLOW``) and the spec's ``env``, with ``HOME`` and
     ``TMPDIR`` inside ``workdir``. ``timeout_s`` overrides ``spec.timeout_s``, which
-    overrides ``default_timeout``. ``signals`` is shared by a run's calls (see
-    ``EngineSignals``; without it, every http refusal counts as before the first success).
+    overrides ``default_timeout``. ``signals`` is shared by a run's calls: an
+    ``EngineSignals``, or the run's ``RunSignals``, which gets the record of answered
+    engines on first use. Without it, every http refusal counts as before the first
+    success.
 
     Raises ``InfraFailure`` when the harness failed (a program that cannot be started, an
     http engine refusing before its first report) and ``SpecError`` when a ``${env:NAME}``

@@ -13,9 +13,12 @@ from typing import NamedTuple
 from pairbench._process import spawn, stop_process
 from pairbench.engines._outcome import EngineOutcome, FailureKind, outcome_of, tail
 
-EXIT_GRACE_S = 2.0
+EXIT_GRACE_S = 0.5
 """How long stdout may stay open after the engine exits: a grandchild that inherited it
 (a browser left running) must not turn a finished engine into a timeout."""
+
+
+EXIT_POLL_S = 0.05
 
 
 class Exited(NamedTuple):
@@ -83,6 +86,7 @@ async def run_process(
         )
     finally:
         await stop_process(proc)
+        await _read_to_eof(proc)
     if ended.code != 0:
         verdict = explain(ended)
         return EngineOutcome(
@@ -113,7 +117,7 @@ async def _communicate(proc: asyncio.subprocess.Process, stdin: bytes, err: byte
 
     readers = asyncio.gather(feed(), drain(proc.stdout, out), drain(proc.stderr, err))
     try:
-        code = await proc.wait()
+        code = await _exited(proc)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(readers), EXIT_GRACE_S)
     finally:
@@ -123,6 +127,24 @@ async def _communicate(proc: asyncio.subprocess.Process, stdin: bytes, err: byte
     return Exited(
         code, out.decode("utf-8", errors="replace"), err.decode("utf-8", errors="replace")
     )
+
+
+async def _read_to_eof(proc: asyncio.subprocess.Process) -> None:
+    # With the group dead its pipes reach EOF; reading it lets asyncio close the transports
+    # in this loop, not in a finalizer after the loop is closed ("Event loop is closed").
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(stream.read(), EXIT_GRACE_S)
+    await asyncio.sleep(0)  # the transports' connection_lost is scheduled with call_soon
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> int:
+    # Not proc.wait(): asyncio wakes it only once every pipe is closed too, and a grandchild
+    # holding stdout would keep a finished engine waiting until its deadline.
+    while proc.returncode is None:
+        await asyncio.sleep(EXIT_POLL_S)
+    return proc.returncode
 
 
 def _ms(started: float) -> float:
