@@ -66,7 +66,7 @@ def server() -> Iterator[tuple[str, Script]]:
     script = Script()
     handler = type("ScriptedHandler", (Handler,), {"script": script})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}", script

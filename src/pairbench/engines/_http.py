@@ -13,7 +13,13 @@ import httpx
 from pairbench._errors import SpecError
 from pairbench.agents._protocol import InfraFailure, RunSignals
 from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import RAW_STDOUT_CAP, EngineOutcome, answered, outcome_of
+from pairbench.engines._outcome import (
+    RAW_STDOUT_CAP,
+    EngineOutcome,
+    answered,
+    elapsed_ms,
+    outcome_of,
+)
 from pairbench.engines._spec import EngineSpec
 from pairbench.spec._models import env_ref
 
@@ -67,7 +73,7 @@ class HttpEngine:
                 return EngineOutcome(
                     failure="timeout",
                     message=f"{who} did not answer within {timeout_s:g} s",
-                    duration_ms=_ms(started),
+                    duration_ms=elapsed_ms(started),
                 )
             except httpx.HTTPError as exc:
                 return _refused(
@@ -77,7 +83,7 @@ class HttpEngine:
             return EngineOutcome(
                 failure="invalid_report",
                 message=f"{who} answered 202 without a Location header to poll",
-                duration_ms=_ms(started),
+                duration_ms=elapsed_ms(started),
             )
         if response.status_code != 200:
             return _refused(
@@ -88,7 +94,7 @@ class HttpEngine:
                 started,
                 response.text,
             )
-        outcome = outcome_of(response.text, duration_ms=_ms(started), who=who)
+        outcome = outcome_of(response.text, duration_ms=elapsed_ms(started), who=who)
         if outcome.report is not None:
             answered(signals).add(key)
         return outcome
@@ -115,7 +121,7 @@ def _refused(
         failure="refused",
         message=message,
         raw_stdout=body[:RAW_STDOUT_CAP],
-        duration_ms=_ms(started),
+        duration_ms=elapsed_ms(started),
     )
 
 
@@ -132,7 +138,3 @@ def _headers(declared: Mapping[str, str], source: Mapping[str, str]) -> dict[str
             )
         out[name] = value if ref is None else source[ref]
     return out
-
-
-def _ms(started: float) -> float:
-    return round((time.monotonic() - started) * 1000.0, 3)

@@ -8,6 +8,7 @@ Every way an engine can fail ends here as an ``EngineOutcome``; the one exceptio
 from __future__ import annotations
 
 import json
+import time
 from typing import Literal
 
 from pydantic import Field, ValidationError
@@ -77,6 +78,11 @@ def answered(signals: RunSignals) -> set[str]:
         found = set()
         signals.engines_answered = found  # type: ignore[attr-defined]
     return found
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since ``started`` (a ``time.monotonic()`` reading)."""
+    return round((time.monotonic() - started) * 1000.0, 3)
 
 
 def tail(text: str, lines: int = STDERR_TAIL_LINES) -> str:

@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from pairbench._process import spawn, stop_process
-from pairbench.engines._outcome import EngineOutcome, FailureKind, outcome_of, tail
+from pairbench.engines._outcome import (
+    RAW_STDOUT_CAP,
+    EngineOutcome,
+    FailureKind,
+    elapsed_ms,
+    outcome_of,
+    tail,
+)
 
 EXIT_GRACE_S = 0.5
 """How long stdout may stay open after the engine exits: a grandchild that inherited it
@@ -61,8 +68,8 @@ async def run_process(
 
     Every ending becomes an outcome: a non-zero exit is what ``explain`` says (``crash``
     by default); a clean exit is read by ``outcome_of``; the deadline kills the whole group
-    and is ``timeout``. The group is
-    killed in every case, so nothing the engine started outlives the call.
+    and is ``timeout``. The group is killed in every case, so nothing the engine started
+    outlives the call.
     """
     started = time.monotonic()
     err = bytearray()
@@ -82,7 +89,7 @@ async def run_process(
             failure="timeout",
             message=f"{who} did not answer within {timeout_s:g} s; its process group was killed",
             stderr_tail=tail(err.decode("utf-8", errors="replace")),
-            duration_ms=_ms(started),
+            duration_ms=elapsed_ms(started),
         )
     finally:
         await stop_process(proc)
@@ -93,10 +100,10 @@ async def run_process(
             failure=verdict.failure,
             message=verdict.message,
             stderr_tail=tail(ended.stderr),
-            raw_stdout=ended.stdout[:4096],
-            duration_ms=_ms(started),
+            raw_stdout=ended.stdout[:RAW_STDOUT_CAP],
+            duration_ms=elapsed_ms(started),
         )
-    return outcome_of(ended.stdout, duration_ms=_ms(started), stderr=ended.stderr, who=who)
+    return outcome_of(ended.stdout, duration_ms=elapsed_ms(started), stderr=ended.stderr, who=who)
 
 
 async def _communicate(proc: asyncio.subprocess.Process, stdin: bytes, err: bytearray) -> Exited:
@@ -145,7 +152,3 @@ async def _exited(proc: asyncio.subprocess.Process) -> int:
     while proc.returncode is None:
         await asyncio.sleep(EXIT_POLL_S)
     return proc.returncode
-
-
-def _ms(started: float) -> float:
-    return round((time.monotonic() - started) * 1000.0, 3)
