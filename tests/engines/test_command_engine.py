@@ -11,6 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from pairbench._errors import SpecError
 from pairbench.agents import InfraFailure
 from pairbench.engines import EngineOutcome, EngineRequest, EngineSpec, Persona, run_engine
 
@@ -131,6 +132,27 @@ def test_a_grandchild_holding_stdout_does_not_hold_the_answer(tmp_path: Path) ->
     assert outcome.failure is None, outcome.message
     assert time.monotonic() - started < 15
     assert not _running(int((tmp_path / "work" / "grandchild.pid").read_text()))
+
+
+def test_the_default_deadline_is_per_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pairbench.engines import Budget, _run
+
+    monkeypatch.setattr(_run, "TIMEOUT_SLACK_S", 0.0)
+    slow = request().model_copy(update={"budget": Budget(seconds_per_user=1.5)})
+    program = tmp_path / "engine.py"
+    program.write_text("import time\ntime.sleep(60)\n", encoding="utf-8")
+    spec = EngineSpec.parse({"engine": "command", "argv": ["python", str(program)]})
+    outcome = asyncio.run(run_engine(spec, slow, env=os.environ, workdir=tmp_path / "w"))
+    assert outcome.failure == "timeout"
+    assert "within 1.5 s" in outcome.message
+
+
+def test_an_unset_reference_names_the_variable(tmp_path: Path) -> None:
+    spec = EngineSpec.parse(
+        {"engine": "command", "argv": ["python", "-c", "pass"], "env": {"K": "${env:NOPE_X}"}}
+    )
+    with pytest.raises(SpecError, match=r"engine\.env\.K: .* NOPE_X, which is not set"):
+        asyncio.run(run_engine(spec, request(), env={}, workdir=tmp_path))
 
 
 def test_a_missing_program_is_infrastructure(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from importlib.metadata import EntryPoint
 from pathlib import Path
@@ -65,6 +66,14 @@ def test_a_top_level_module_hashes_its_file(tmp_path: Path) -> None:
     (tmp_path / "solo_engine.py").write_text("class E: ...\n", encoding="utf-8")
     spec = EngineSpec.parse({"engine": "python", "target": "solo_engine:E", "path": ["."]})
     assert engine_identity(spec, tmp_path).source_path == str(tmp_path / "solo_engine.py")
+
+
+def test_python_dash_m_hashes_the_module_and_dash_c_the_interpreter(tmp_path: Path) -> None:
+    dash_m = EngineSpec.parse({"engine": "command", "argv": ["python3", "-m", "json.tool"]})
+    assert engine_identity(dash_m, tmp_path).source_path == str(Path(json.__file__).parent)
+    dash_c = EngineSpec.parse({"engine": "command", "argv": ["python3", "-c", "pass"]})
+    source = engine_identity(dash_c, tmp_path).source_path
+    assert source is not None and Path(source).name.startswith("python")
 
 
 def test_what_cannot_be_found_is_a_spec_error(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from typing import ClassVar
 from pairbench._process import resolve_argv
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import RunSignals
+from pairbench.engines._env import resolve_refs
 from pairbench.engines._models import EngineRequest
 from pairbench.engines._outcome import EngineOutcome
 from pairbench.engines._spec import EngineSpec
@@ -47,7 +48,9 @@ class CommandEngine:
     ) -> EngineOutcome:
         del signals  # only an http engine's refusals depend on the run's history
         assert self.spec.argv is not None
-        child_env = scrubbed_env(workdir, declared=self.spec.env, source=env)
+        child_env = scrubbed_env(
+            workdir, declared=resolve_refs(self.spec.env, env, "env"), source=env
+        )
         return await run_process(
             resolve_argv(self.spec.argv),
             json.dumps(request.wire()).encode("utf-8"),

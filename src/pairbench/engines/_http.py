@@ -10,8 +10,8 @@ from typing import ClassVar
 
 import httpx
 
-from pairbench._errors import SpecError
 from pairbench.agents._protocol import InfraFailure, RunSignals
+from pairbench.engines._env import resolve_refs
 from pairbench.engines._models import EngineRequest
 from pairbench.engines._outcome import (
     RAW_STDOUT_CAP,
@@ -21,7 +21,6 @@ from pairbench.engines._outcome import (
     outcome_of,
 )
 from pairbench.engines._spec import EngineSpec
-from pairbench.spec._models import env_ref
 
 
 class HttpEngine:
@@ -59,7 +58,7 @@ class HttpEngine:
         signals: RunSignals,
     ) -> EngineOutcome:
         del workdir  # nothing runs here
-        headers = _headers(self.spec.headers, env)
+        headers = resolve_refs(self.spec.headers, env, "headers")
         started = time.monotonic()
         who = f"the http engine at {self.url}"
         key = f"http {self.url}"
@@ -123,18 +122,3 @@ def _refused(
         raw_stdout=body[:RAW_STDOUT_CAP],
         duration_ms=elapsed_ms(started),
     )
-
-
-def _headers(declared: Mapping[str, str], source: Mapping[str, str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for name, value in declared.items():
-        ref = env_ref(value)
-        if ref is not None and ref not in source:
-            raise SpecError(
-                [
-                    f"engine.headers.{name}: '{value}' reads the runner's {ref}, which is not "
-                    f"set. Fix: export {ref}=... before running."
-                ]
-            )
-        out[name] = value if ref is None else source[ref]
-    return out

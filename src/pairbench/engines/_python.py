@@ -13,6 +13,7 @@ import pairbench
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import RunSignals
 from pairbench.engines import _worker
+from pairbench.engines._env import resolve_refs
 from pairbench.engines._models import EngineRequest
 from pairbench.engines._outcome import EngineOutcome
 from pairbench.engines._spec import EngineSpec
@@ -52,8 +53,11 @@ class PythonEngine:
         signals: RunSignals,
     ) -> EngineOutcome:
         del signals  # only an http engine's refusals depend on the run's history
-        child_env = scrubbed_env(workdir, declared=self.spec.env, source=env)
-        child_env["PYTHONPATH"] = os.pathsep.join([*self.spec.path, SRC_ROOT])
+        child_env = scrubbed_env(
+            workdir, declared=resolve_refs(self.spec.env, env, "env"), source=env
+        )
+        declared = [child_env["PYTHONPATH"]] if "PYTHONPATH" in child_env else []
+        child_env["PYTHONPATH"] = os.pathsep.join([*self.spec.path, *declared, SRC_ROOT])
         payload = {"settings": self.spec.settings, "request": request.wire()}
         return await run_process(
             [sys.executable, "-m", "pairbench.engines._worker", self.target],
