@@ -55,9 +55,8 @@ def main(argv: list[str]) -> int:
     except Exception as exc:
         traceback.print_exc()
         return _fail(EXIT_NO_ENGINE, f"could not build {target}: {type(exc).__name__}: {exc}")
-    method = engine.judge if request.mode == "judge" else engine.scan
     try:
-        result = method(request)
+        result = getattr(engine, request.mode)(request)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt are the engine's too
         traceback.print_exc()
         return _fail(EXIT_RAISED, f"{target}.{request.mode} raised {type(exc).__name__}: {exc}")
