@@ -1,0 +1,61 @@
+"""The ``command`` adapter: any program that reads a request on stdin and prints a report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import ClassVar
+
+from pairbench._process import resolve_argv
+from pairbench.agents._env import scrubbed_env
+from pairbench.agents._protocol import RunSignals
+from pairbench.engines._env import resolve_refs
+from pairbench.engines._models import EngineRequest
+from pairbench.engines._outcome import EngineOutcome
+from pairbench.engines._spec import EngineSpec
+from pairbench.engines._subprocess import run_process
+
+
+class CommandEngine:
+    """Runs ``spec.argv`` once per call in its own process group with a scrubbed env.
+
+    The request is the JSON object on its stdin (closed after it); the report is the one
+    JSON object on its stdout. Anything else (a non-zero exit, other text, a report that
+    does not validate, the deadline) is a runtime failure of a named kind.
+
+    **Usage**::
+
+        engine = CommandEngine(EngineSpec.parse({"engine": "command", "argv": ["./eng"]}))
+        outcome = await engine.run(request, env=os.environ, workdir=w, timeout_s=600,
+                                   signals=EngineSignals())
+    """
+
+    adapter: ClassVar[str] = "command"
+
+    def __init__(self, spec: EngineSpec) -> None:
+        assert spec.argv, "EngineSpec.parse checks a command engine's argv"
+        self.spec = spec
+
+    async def run(
+        self,
+        request: EngineRequest,
+        *,
+        env: Mapping[str, str],
+        workdir: Path,
+        timeout_s: float,
+        signals: RunSignals,
+    ) -> EngineOutcome:
+        del signals  # only an http engine's refusals depend on the run's history
+        assert self.spec.argv is not None
+        child_env = scrubbed_env(
+            workdir, declared=resolve_refs(self.spec.env, env, "env"), source=env
+        )
+        return await run_process(
+            resolve_argv(self.spec.argv),
+            json.dumps(request.wire()).encode("utf-8"),
+            env=child_env,
+            workdir=workdir,
+            timeout_s=timeout_s,
+            who=f"the command engine {self.spec.argv[0]!r}",
+        )

@@ -1,0 +1,81 @@
+"""Engines by name: the built-in adapters and whatever is registered under
+``pairbench.engines`` (an adapter class, or an ``AttributionEngine`` class that the ``python``
+adapter then runs in its worker)."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, NamedTuple
+
+from pairbench._errors import RegistryError
+from pairbench.engines._adapter import EngineAdapter
+from pairbench.engines._command import CommandEngine
+from pairbench.engines._http import HttpEngine
+from pairbench.engines._python import PythonEngine
+from pairbench.engines._spec import EngineSpec
+
+BUILTIN: dict[str, type[EngineAdapter]] = {
+    "command": CommandEngine,
+    "python": PythonEngine,
+    "http": HttpEngine,
+}
+"""Also registered in pyproject.toml; kept here so that an install whose metadata predates
+the ``pairbench.engines`` group (an editable checkout not reinstalled) still has them."""
+
+
+class Resolved(NamedTuple):
+    """What runs a spec: the adapter class and, for a registered engine class, its target."""
+
+    adapter: type[EngineAdapter]
+    target: str | None
+
+
+@cache
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group="pairbench.engines")}
+
+
+def engine_names() -> list[str]:
+    """Every engine name an arm may use, sorted."""
+    return sorted(set(BUILTIN) | set(_entry_points()))
+
+
+def resolve(name: str) -> Resolved:
+    """The adapter that runs engine ``name``; ``RegistryError`` lists the known names."""
+    if name in BUILTIN:
+        return Resolved(BUILTIN[name], None)
+    found = _entry_points().get(name)
+    if found is None:
+        raise RegistryError(
+            f"no engine named {name!r} is registered (known: {', '.join(engine_names())}); "
+            "install the package that provides it or fix the name"
+        )
+    return classify(found.load(), target=found.value, name=name)
+
+
+def classify(obj: Any, *, target: str | None = None, name: str = "") -> Resolved:
+    """An adapter class as itself; an ``AttributionEngine`` class as the ``python`` adapter
+    with ``target`` (default: the class's own ``module:qualname``)."""
+    engine_class = callable(getattr(obj, "scan", None)) and callable(getattr(obj, "judge", None))
+    if isinstance(obj, type) and engine_class:
+        return Resolved(PythonEngine, target or f"{obj.__module__}:{obj.__qualname__}")
+    if isinstance(obj, type) and callable(getattr(obj, "run", None)):
+        return Resolved(obj, None)
+    raise RegistryError(
+        f"the engine {name or obj!r} is registered as {obj!r}, which is neither an engine "
+        "adapter class (run) nor an AttributionEngine class (scan, judge); fix its entry point"
+    )
+
+
+def build(spec: EngineSpec) -> EngineAdapter:
+    """The adapter instance for ``spec`` (a registered engine class becomes a worker)."""
+    found = resolve(spec.engine)
+    if found.target is not None:
+        spec = spec.model_copy(update={"target": found.target})
+    return found.adapter(spec)
+
+
+def refresh() -> None:
+    """Forget cached entry points (after installing a plugin in the same process)."""
+    _entry_points.cache_clear()

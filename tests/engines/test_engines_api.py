@@ -1,0 +1,44 @@
+"""pairbench.engines' public names change only on purpose."""
+
+from __future__ import annotations
+
+import pairbench.engines
+
+PUBLIC = [
+    "REPORT_SCHEMA",
+    "REQUEST_SCHEMA",
+    "AttributionEngine",
+    "Budget",
+    "CommandEngine",
+    "EngineAdapter",
+    "EngineError",
+    "EngineIdentity",
+    "EngineOutcome",
+    "EngineReport",
+    "EngineRequest",
+    "EngineSignals",
+    "EngineSpec",
+    "Evidence",
+    "FailureKind",
+    "Finding",
+    "HttpEngine",
+    "Observation",
+    "Persona",
+    "PythonEngine",
+    "Quote",
+    "RecordedSession",
+    "RecordedStep",
+    "ReportUser",
+    "SetAside",
+    "Usage",
+    "default_timeout",
+    "engine_identity",
+    "engine_names",
+    "hash_path",
+    "run_engine",
+]
+
+
+def test_the_public_names_are_deliberate() -> None:
+    assert pairbench.engines.__all__ == PUBLIC
+    assert all(hasattr(pairbench.engines, name) for name in PUBLIC)
