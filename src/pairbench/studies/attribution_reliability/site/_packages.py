@@ -73,7 +73,7 @@ def shop(skin: ShopSkin, ctx: SiteContext) -> CaseSite:
     checker that answers after two seconds, a collapsed FAQ and a job form."""
     nav = [
         ("", "Home"),
-        ("/menu", "Menu"),
+        ("/today", "Menu"),
         ("/order", skin.order_nav),
         ("/slots", "Times"),
         ("/faq", "FAQ"),
@@ -118,11 +118,11 @@ def shop(skin: ShopSkin, ctx: SiteContext) -> CaseSite:
         "document.getElementById('cv').files.length?'Thank you, we will write soon.'"
         ":'Please attach your CV.';});</script>"
     )
-    home = f'<p>{esc(skin.intro)}</p><p><a href="{ctx.url("/menu")}">See the menu</a></p>'
+    home = f'<p>{esc(skin.intro)}</p><p><a href="{ctx.url("/today")}">See the menu</a></p>'
     return CaseSite(
         routes={
             "": static(view("Welcome", home)),
-            "/menu": static(view("Menu", f"<ul id=menu>{items}</ul>")),
+            "/today": static(view("Menu", f"<ul id=board>{items}</ul>")),
             "/order": static(view(skin.order_title, order)),
             "/slots": static(view("Times", slots)),
             "/faq": static(view("FAQ", faq)),
@@ -173,7 +173,9 @@ def app(skin: AppSkin, ctx: SiteContext) -> CaseSite:
             "": static(
                 view(skin.brand, f"<p>{esc(skin.pitch)}</p>{filler}<button>Start free</button>")
             ),
-            skin.plans_path: static(view(skin.plans_label, f"<ul>{plans}</ul>")),
+            skin.plans_path: static(
+                view(skin.plans_label, f"<ul>{plans}</ul><p>Every price includes VAT.</p>")
+            ),
             "/features": static(view("Features", f"<ul>{feats}</ul>")),
             "/help": static(
                 view("Help", f"<p>Write to us at {esc(skin.contact)}; we answer within a day.</p>")
@@ -238,7 +240,7 @@ KETTLE = ShopSkin(
 TALLY = AppSkin(
     brand="Tallyboard",
     pitch="Shared scoreboards for small teams: targets, streaks and weekly totals.",
-    plans_path="/plans",
+    plans_path="/tiers",
     plans_label="Plans",
     plans=(("Starter", "£9 a month"), ("Team", "£29 a month"), ("Studio", "£79 a month")),
     features=("Unlimited boards", "Export to CSV", "Weekly email digest", "Dark mode"),
@@ -248,7 +250,7 @@ TALLY = AppSkin(
 LEDGER = AppSkin(
     brand="Ledgerly",
     pitch="Simple bookkeeping for market traders and makers.",
-    plans_path="/subscriptions",
+    plans_path="/join",
     plans_label="Subscriptions",
     plans=(("Solo", "£6 a month"), ("Stall", "£15 a month"), ("Shop", "£35 a month")),
     features=("Receipt photos", "VAT summary", "Bank feeds", "Print to PDF"),

@@ -36,7 +36,7 @@ def florist(skin: FloristSkin, ctx: SiteContext) -> CaseSite:
         ("", "Home"),
         ("/bouquets", "Bouquets"),
         ("/basket", "Basket"),
-        ("/postcode", "Delivery"),
+        ("/areas", "Delivery"),
         ("/orders", "Your orders"),
     ]
     view = partial(doc, ctx, skin.brand, nav)
@@ -67,11 +67,13 @@ def florist(skin: FloristSkin, ctx: SiteContext) -> CaseSite:
         "<script>document.getElementById('pcgo').addEventListener('click',function(){"
         "var v=document.getElementById('pc').value.trim().toUpperCase();"
         "document.getElementById('pcout').textContent=/^[A-Z]{2}[0-9]{3}$/.test(v)"
-        "?'Good news, we deliver there.':'Please enter a valid postcode.';});</script>"
+        # The refusal names the field by its visible label, so the word lives in copy only.
+        "?'Good news, we deliver there.':'Please enter a valid '+"
+        "document.querySelector('label[for=pc]').textContent.toLowerCase()+'.';});</script>"
     )
     orders = (
         "<ul><li>Order 2291, 14 March, "
-        f'<a href="{ctx.url("/orders/invoice")}?n=2291">Download invoice</a></li></ul>'
+        f'<a href="{ctx.url("/orders/pdf")}?n=2291">Download invoice</a></li></ul>'
     )
     failure = doc(
         ctx,
@@ -85,9 +87,9 @@ def florist(skin: FloristSkin, ctx: SiteContext) -> CaseSite:
             "": static(view(skin.brand, f"<p>{esc(skin.intro)}</p>")),
             "/bouquets": static(view("Bouquets", f"<ul>{listing}</ul>")),
             "/basket": basket,
-            "/postcode": static(view("Delivery", postcode)),
+            "/areas": static(view("Delivery", postcode)),
             "/orders": static(view("Your orders", orders)),
-            "/orders/invoice": static(failure, status=500),
+            "/orders/pdf": static(failure, status=500),
         }
     )
 
