@@ -29,7 +29,7 @@ from pairbench.studies.attribution_reliability._scripted import (
 from pairbench.studies.attribution_reliability.site import serve_case
 
 PACKAGES = load_packages()
-FAST = ("K04", "K09", "K14", "K17", "K19")
+FAST = ("K04", "K09", "K14", "K17", "C-K05")
 Recorded = dict[str, list[RecordedSession]]
 
 
@@ -66,8 +66,13 @@ def test_a_click_on_empty_space_is_a_miss(fast: Recorded) -> None:
     assert [s.hand for s in k04] == ["ok", "ok", "missed"]
     assert k04[2].target == "the point 600,440"
     assert "your order is in" not in k04[2].snapshot.casefold()
-    k19 = fast["K19"][0].steps
+
+
+@pytest.mark.slow
+def test_a_miss_then_a_real_click_recovers(everything: Recorded) -> None:
+    k19 = everything["K19"][0].steps
     assert [s.hand for s in k19] == ["ok", "ok", "missed", "ok"]
+    assert "your order is in" not in k19[2].snapshot.casefold()
     assert "your order is in" in k19[3].snapshot.casefold()
 
 
@@ -141,6 +146,7 @@ def test_the_leak_check_fires() -> None:
     assert bundle_leaks('{"anchors": ["CR-2291"], "x": "s2"}', package) == ["anchors", "s2"]
 
 
+@pytest.mark.slow
 def test_record_package_launches_its_own_browser() -> None:
     package = PACKAGES["K06"]
 
@@ -150,6 +156,18 @@ def test_record_package_launches_its_own_browser() -> None:
 
     (session,) = asyncio.run(go())
     assert [(s.status, s.hand) for s in session.steps] == [(404, "ok")]
+
+
+def test_css_targets_are_named_by_role_and_label(fast: Recorded) -> None:
+    (session,) = fast["C-K05"]
+    assert [s.target for s in session.steps] == ["/jobs", 'textbox "Email"']
+    assert "#em" not in bundle_json(fast["C-K05"])
+
+
+@pytest.mark.slow
+def test_css_targets_read_off_the_page(everything: Recorded) -> None:
+    assert everything["K02"][0].steps[2].target == 'button "Save"'
+    assert everything["K05"][0].steps[2].target == 'file chooser "Upload your CV"'
 
 
 def test_targets_read_as_a_user_names_them() -> None:

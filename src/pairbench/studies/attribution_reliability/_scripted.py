@@ -4,7 +4,11 @@ Each user gets a fresh browser context; each step has a hard time limit. After a
 recorder keeps what the hand did (``ok`` or ``missed``), where the page is, the status of
 its last navigation, a small screenshot, the accessibility snapshot, console errors and
 the time, then what the user said. Sentences travel as plain text: no sid, no planted
-label, no anchor, nothing else of the manifest but the goal reaches the bundle.
+label, no anchor list; of the manifest only the goal and the narration reach the bundle.
+
+A package's sentences belong to the user their sid names (``u2.s1``), else to the first
+user; ``after_step`` counts that user's steps from 0. A target is named as a user would
+(``button "Place order"``, ``textbox "Email"``, ``the point 600,440``), never by selector.
 
 **Usage**::
 
@@ -49,6 +53,19 @@ _INTERACTIVE_JS = """([x, y]) => {
   ));
 }"""
 
+# A css target is named the way its role and visible label read, never by its selector.
+_NAME_JS = """el => {
+  const roles = {A: 'link', BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox',
+                 SUMMARY: 'disclosure'};
+  const role = el.getAttribute('role') || roles[el.tagName]
+    || (el.tagName === 'INPUT' ? (el.type === 'file' ? 'file chooser' : 'textbox')
+        : el.tagName.toLowerCase());
+  const label = el.getAttribute('aria-label') || (el.labels && el.labels.length
+    ? el.labels[0].textContent : el.textContent) || '';
+  const name = label.trim().replace(/\\s+/g, ' ').slice(0, 60);
+  return name ? role + ' "' + name + '"' : role;
+}"""
+
 _ROLE = re.compile(r"^role=(?P<role>[a-z]+)(?:\[name=(?P<name>.*)\])?$")
 _XY = re.compile(r"^xy=(?P<x>\d+),\s*(?P<y>\d+)$")
 
@@ -86,6 +103,18 @@ def _locate(page: Page, on: str) -> Locator:
     if on.startswith("css="):
         return page.locator(on[4:]).first
     raise ValueError(f"cannot locate {on!r}: use role=<role>[name=<name>], css=<selector> or xy=")
+
+
+async def _name(page: Page, step: ScriptStep, timeout_ms: float) -> str:
+    """``describe_target``, but a css target read off the page before the hand acts."""
+    if not step.on.startswith("css="):
+        return describe_target(step)
+    try:
+        return str(
+            await page.locator(step.on[4:]).first.evaluate(_NAME_JS, timeout=min(timeout_ms, 1000))
+        )
+    except Exception:  # nothing there to name: the hand will miss it too
+        return describe_target(step)
 
 
 async def _act(page: Page, base: str, step: ScriptStep, timeout_ms: float) -> bool:
@@ -169,6 +198,7 @@ async def _record_user(
         steps: list[RecordedStep] = []
         for i, step in enumerate(user.steps):
             errors.clear()
+            target = await _name(page, step, timeout_ms)
             try:
                 ok = await _act(page, site.start_url, step, timeout_ms)
             except PlaywrightError:
@@ -178,7 +208,7 @@ async def _record_user(
                 RecordedStep(
                     step=i,
                     action=step.do,
-                    target=describe_target(step),
+                    target=target,
                     hand="ok" if ok else "missed",
                     url=page.url,
                     status=status["last"],
