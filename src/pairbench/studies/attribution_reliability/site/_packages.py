@@ -22,6 +22,8 @@ from pairbench.studies.attribution_reliability.site._kit import (
     page,
 )
 
+# The empty icon keeps Chromium from asking for /favicon.ico, whose 404 would otherwise
+# show as a console error in every recorded step.
 CSS = (
     '<link rel=icon href="data:,"><style>body{font-family:sans-serif;margin:0;color:#222}'
     "nav{display:flex;gap:14px;padding:10px 16px;background:#f4efe8}"
