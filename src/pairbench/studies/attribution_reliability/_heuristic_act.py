@@ -1,0 +1,289 @@
+"""The heuristic engine's hand and eyes: act on one control and read what followed.
+
+An action's effect is any request, navigation, dialog or DOM mutation (the engine's own
+``data-pb`` marks excepted). Once something happened, the hand waits for pending requests
+(up to ``slow_wait_s``) and a short quiet time, then reads the responses, the text the
+mutations added, and the browser's own field validation.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from pairbench.studies.attribution_reliability import _heuristic_js as js
+from pairbench.studies.attribution_reliability._heuristic_outcome import HeuristicSettings
+from pairbench.studies.attribution_reliability._heuristic_rules import (
+    ENVIRONMENT_STATUSES,
+    ERROR_PATTERN,
+    INTERSTITIAL_PATTERN,
+    SUCCESS_PATTERN,
+    fixed_value,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Dialog, Page, Request, Response
+
+_POLL_MS = 100
+
+
+@dataclass(frozen=True)
+class Press:
+    """What one action led to."""
+
+    url: str
+    path: str
+    host: str
+    effect: bool = True
+    missed: bool = False
+    env: str = ""
+    server_error: str = ""
+    invalid_ours: tuple[str, str] | None = None
+    invalid_other: str = ""
+    error_text: str = ""
+    success_text: str = ""
+    summary: str = ""
+
+
+class Act:
+    """Playwright operations on one page, with the network watched throughout."""
+
+    def __init__(self, page: Page, host: str, settings: HeuristicSettings) -> None:
+        self.page, self.host, self.settings = page, host, settings
+        self.requests = 0
+        self.inflight: set[int] = set()
+        self.responses: list[tuple[str, int]] = []
+        self.dialogs: list[str] = []
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_done)
+        page.on("requestfailed", self._on_done)
+        page.on("response", self._on_response)
+        page.on("dialog", self._on_dialog)
+
+    def _on_request(self, request: Request) -> None:
+        self.requests += 1
+        self.inflight.add(id(request))
+
+    def _on_done(self, request: Request) -> None:
+        self.inflight.discard(id(request))
+
+    def _on_response(self, response: Response) -> None:
+        self.responses.append((response.url, response.status))
+
+    def _on_dialog(self, dialog: Dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    # --- reading --------------------------------------------------------------------
+
+    def controls(self) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = self.page.evaluate(js.ENUMERATE)
+        return found
+
+    def blocks(self) -> list[str]:
+        found: list[str] = self.page.evaluate(js.BLOCKS)
+        return found
+
+    def collapsed(self) -> list[int]:
+        found: list[int] = self.page.evaluate(js.COLLAPSED)
+        return found
+
+    def tall(self) -> bool:
+        return bool(
+            self.page.evaluate("() => document.body.scrollHeight > window.innerHeight + 40")
+        )
+
+    # --- acting ---------------------------------------------------------------------
+
+    def goto(self, url: str) -> Press:
+        mark = len(self.responses)
+        try:
+            self.page.goto(url, wait_until="load", timeout=self.settings.slow_wait_s * 1000)
+        except Exception as exc:  # a timeout or refused page is the outcome
+            return self._read(mark, effect=True, slow="Timeout" in type(exc).__name__)
+        return self._read(mark, effect=True, navigated=True)
+
+    def fill(self, fields: list[dict[str, Any]]) -> dict[int, tuple[str, str]]:
+        """Type the fixed valid value into every empty field; returns ref -> (label, value)."""
+        filled: dict[int, tuple[str, str]] = {}
+        for field in fields:
+            loc = self.page.locator(f'[data-pb="{field["ref"]}"]')
+            timeout = self.settings.action_timeout_s * 1000
+            try:
+                if field["tag"] == "select":
+                    loc.select_option(index=1, timeout=timeout)
+                elif field["type"] in ("checkbox", "radio"):
+                    if field["required"]:
+                        loc.check(timeout=timeout)
+                elif not field["value"]:
+                    value = fixed_value(field["name"], field["type"])
+                    loc.fill(value, timeout=timeout)
+                    filled[field["ref"]] = (field["name"] or field["type"], value)
+            except Exception:  # an unfillable field shows in validation
+                continue
+        return filled
+
+    def press(self, ref: int, filled: dict[int, tuple[str, str]]) -> Press:
+        return self._act(lambda: self._click(f'[data-pb="{ref}"]'), filled)
+
+    def reveal(self, ref: int, how: str) -> Press:
+        loc = self.page.locator(f'[data-pb-h="{ref}"]')
+        if how == "hover":
+            return self._act(lambda: loc.hover(force=True, timeout=self._timeout()), {}, quiet=True)
+        return self._act(lambda: self._click(f'[data-pb-h="{ref}"]'), {}, quiet=True)
+
+    def search(self, ref: int, text: str) -> Press:
+        loc = self.page.locator(f'[data-pb="{ref}"]')
+
+        def go() -> None:
+            loc.fill(text, timeout=self._timeout())
+            loc.press("Enter", timeout=self._timeout(), no_wait_after=True)
+
+        return self._act(go, {})
+
+    def expand(self) -> Press:
+        def go() -> None:
+            self.page.evaluate(js.EXPAND)
+            for ref in self.collapsed():
+                self._click(f'[data-pb="{ref}"]')
+
+        return self._act(go, {}, quiet=True)
+
+    def scroll(self) -> Press:
+        return self._act(lambda: self.page.evaluate(js.SCROLL), {}, quiet=True)
+
+    def _click(self, selector: str) -> None:
+        loc = self.page.locator(selector)
+        loc.scroll_into_view_if_needed(timeout=self._timeout())
+        # force: click where a person would, even when a layer covers the control.
+        loc.click(force=True, timeout=self._timeout(), no_wait_after=True)
+
+    def _timeout(self) -> float:
+        return self.settings.action_timeout_s * 1000
+
+    def _act(self, go: Any, filled: dict[int, tuple[str, str]], *, quiet: bool = False) -> Press:
+        mark, requests, url, dialogs = (
+            len(self.responses),
+            self.requests,
+            self.page.url,
+            len(self.dialogs),
+        )
+        self.page.evaluate(js.WATCH)
+        started = time.monotonic()
+        try:
+            go()
+        except Exception:  # the hand could not reach the control
+            return Press(
+                url=self.page.url,
+                path=self._path(),
+                host=self.host,
+                missed=True,
+                summary="could not reach the control",
+            )
+        wait = 1.0 if quiet else self.settings.no_effect_wait_s
+        effect = False
+        while time.monotonic() - started < wait:
+            watch = self._watch()
+            effect = (
+                self.requests > requests
+                or self.page.url != url
+                or len(self.dialogs) > dialogs
+                or watch is None
+                or watch["n"] > 0
+            )
+            if effect:
+                break
+            self.page.wait_for_timeout(_POLL_MS)
+        slow = False
+        if effect:
+            while self.inflight and time.monotonic() - started < self.settings.slow_wait_s:
+                self.page.wait_for_timeout(_POLL_MS)
+            slow = bool(self.inflight)
+            left = max(0.1, self.settings.slow_wait_s - (time.monotonic() - started))
+            try:
+                self.page.wait_for_load_state("load", timeout=left * 1000)
+            except Exception:  # a page that never loads is judged as slow
+                slow = True
+            self.page.wait_for_timeout(self.settings.settle_ms)
+        return self._read(mark, effect=effect, slow=slow, filled=filled, dialogs=dialogs)
+
+    def _watch(self) -> dict[str, Any] | None:
+        try:
+            state: dict[str, Any] | None = self.page.evaluate(js.READ_WATCH)
+        except Exception:  # the document went away: a navigation
+            return None
+        return state
+
+    def _read(
+        self,
+        mark: int,
+        *,
+        effect: bool,
+        slow: bool = False,
+        navigated: bool = False,
+        filled: dict[int, tuple[str, str]] | None = None,
+        dialogs: int | None = None,
+    ) -> Press:
+        url = self.page.url
+        parts = urlsplit(url)
+        page_text = self._text()
+        watch = None if navigated else self._watch()
+        added = " ".join(watch["added"]) if watch else page_text
+        if dialogs is not None:
+            added = " ".join([added, *self.dialogs[dialogs:]])
+        statuses = [(u, s) for u, s in self.responses[mark:] if urlsplit(u).netloc == self.host]
+        env = ""
+        if slow:
+            env = f"No answer within {self.settings.slow_wait_s:g} s"
+        elif any(s in ENVIRONMENT_STATUSES for _, s in statuses):
+            env = f"HTTP {next(s for _, s in statuses if s in ENVIRONMENT_STATUSES)}"
+        elif wall := INTERSTITIAL_PATTERN.search(page_text[:2000]):
+            env = f"'{wall.group(0)}' page"
+        server = next((f"{s} for {urlsplit(u).path}" for u, s in statuses if s >= 500), "")
+        invalid_ours: tuple[str, str] | None = None
+        invalid_other = ""
+        if filled is not None and not navigated:
+            try:
+                bad = self.page.evaluate(js.INVALID_FIELDS)
+            except Exception:  # navigated away: nothing left to validate
+                bad = []
+            for ref in bad:
+                if ref in filled:
+                    invalid_ours = invalid_ours or filled[ref]
+                else:
+                    invalid_other = invalid_other or f"field {ref}"
+        error = ERROR_PATTERN.search(added)
+        success = SUCCESS_PATTERN.search(added)
+        summary = added if effect else "no request and no visible change"
+        return Press(
+            url=url,
+            path=parts.path,
+            host=parts.netloc,
+            effect=effect,
+            env=env,
+            server_error=server,
+            invalid_ours=invalid_ours,
+            invalid_other=invalid_other,
+            error_text=_around(added, error.start()) if error else "",
+            success_text=_around(added, success.start()) if success else "",
+            summary=summary or ("page changed" if effect else ""),
+        )
+
+    def _text(self) -> str:
+        try:
+            text: str = self.page.evaluate(js.PAGE_TEXT)
+        except Exception:  # a page mid-navigation has no text yet
+            return ""
+        return text
+
+    def _path(self) -> str:
+        return urlsplit(self.page.url).path
+
+
+def _around(text: str, at: int) -> str:
+    """The sentence-sized stretch of ``text`` around position ``at``."""
+    start = max(text.rfind(". ", 0, at) + 2, at - 60, 0)
+    end = text.find(". ", at)
+    return text[start : end if end != -1 and end - at < 100 else at + 100].strip()
