@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import psutil
 import pytest
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -30,7 +31,7 @@ from pairbench.studies.attribution_reliability.site._kit import Handler
 
 pytestmark = pytest.mark.slow
 
-FAST = {"no_effect_wait_s": 1.5, "settle_ms": 200}
+FAST = {"no_effect_wait_s": 2.0}
 
 
 def _html(title: str, body: str, status: int = 200) -> Handler:
@@ -154,10 +155,44 @@ def site() -> Iterator[RunningSite]:
         yield running
 
 
+_ENGINE_PROCESSES: set[int] = set()
+
+
 @pytest.fixture(scope="module")
 def engine() -> Iterator[HeuristicEngine]:
+    before = {p.pid for p in psutil.Process().children()}
     with HeuristicEngine(FAST) as fast:
+        _ENGINE_PROCESSES.update(p.pid for p in psutil.Process().children() if p.pid not in before)
         yield fast
+    _ENGINE_PROCESSES.clear()
+    left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+    psutil.wait_procs(left, timeout=5)
+    assert not [p for p in left if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+@pytest.fixture(autouse=True)
+def no_child_left_behind() -> Iterator[None]:
+    """The suite's guard, except that the module engine's Chromium may start and keep
+    renderer processes (it keeps a spare one ready): the fixture above stops them all."""
+
+    def mine() -> set[int]:
+        out = set()
+        for child in psutil.Process().children(recursive=True):
+            try:
+                chain = {child.pid} | {p.pid for p in child.parents()}
+                if chain & _ENGINE_PROCESSES or child.status() == psutil.STATUS_ZOMBIE:
+                    continue
+            except psutil.NoSuchProcess:
+                continue
+            out.add(child.pid)
+        return out
+
+    before = mine()
+    yield
+    deadline = time.monotonic() + 5.0
+    while (left := mine() - before) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"the test left child processes running: {sorted(left)}"
 
 
 def _scan(engine: HeuristicEngine, site: RunningSite, path: str, goal: str) -> EngineReport:
@@ -171,19 +206,26 @@ def _scan(engine: HeuristicEngine, site: RunningSite, path: str, goal: str) -> E
     return engine.scan(request)
 
 
-def test_a_dead_button_is_published_and_the_report_is_deterministic(
+def test_a_dead_button_is_published_once_for_both_users_who_met_it(
     engine: HeuristicEngine, site: RunningSite
 ) -> None:
     goal = "You want to order a birthday cake for Saturday."
-    first = _scan(engine, site, "/dead", goal)
-    assert [f.claim_scope for f in first.findings] == ["product_behavior"]
-    finding = first.findings[0]
+    request = EngineRequest(
+        mode="scan",
+        start_url=f"{site.start_url}/dead",
+        personas=[Persona(user="u1", goal=goal), Persona(user="u2", goal=goal)],
+        budget=Budget(actions_per_user=3, seconds_per_user=60),
+        model_seed=1,
+    )
+    report = engine.scan(request)
+    assert [f.claim_scope for f in report.findings] == ["product_behavior"]
+    finding = report.findings[0]
     assert "Place order" in finding.headline and "Place order" in finding.what_happened
-    assert finding.evidence.users == ["u1"]
-    assert first.usage == [] and first.status == "completed"
-    assert [(q.user, q.status) for q in first.quote_pool] == [("u1", "kept")]
-    assert any(o.target == "Place order" for o in first.observations)
-    assert _scan(engine, site, "/dead", goal).wire() == first.wire()
+    assert finding.evidence.users == ["u1", "u2"]
+    assert report.usage == [] and report.status == "completed"
+    assert [(q.user, q.status) for q in report.quote_pool] == [("u1", "kept"), ("u2", "kept")]
+    assert [u.user for u in report.users] == ["u1", "u2"]
+    assert any(o.target == "Place order" and o.user == "u2" for o in report.observations)
 
 
 def test_a_working_button_is_not_blamed(engine: HeuristicEngine, site: RunningSite) -> None:
@@ -239,10 +281,12 @@ def test_another_origin_is_out_of_scope(engine: HeuristicEngine, site: RunningSi
     assert not any(hit.origin == "other" for hit in site.audit)
 
 
-def test_a_hover_menu_is_opened_and_the_answer_found(
+def test_a_hover_menu_is_opened_and_the_answer_found_the_same_way_twice(
     engine: HeuristicEngine, site: RunningSite
 ) -> None:
-    report = _scan(engine, site, "/menu", "You want to check when your billing date is.")
+    goal = "You want to check when your billing date is."
+    report = _scan(engine, site, "/menu", goal)
+    assert _scan(engine, site, "/menu", goal).wire() == report.wire()
     assert report.findings == [] and report.set_aside == []
     assert any(o.reached_element.startswith("hover") for o in report.observations)
     assert report.observations[-1].page_url.endswith("/menu/billing")
@@ -271,22 +315,6 @@ def test_a_short_search_is_set_aside_not_an_absence(
     report = engine.scan(request)
     assert report.findings == []
     assert [a.reason for a in report.set_aside] == ["insufficient_evidence"]
-
-
-def test_two_users_meeting_one_cause_share_one_finding(
-    engine: HeuristicEngine, site: RunningSite
-) -> None:
-    goal = "You want to order a birthday cake for Saturday."
-    request = EngineRequest(
-        mode="scan",
-        start_url=f"{site.start_url}/dead",
-        personas=[Persona(user="u1", goal=goal), Persona(user="u2", goal=goal)],
-        budget=Budget(actions_per_user=3, seconds_per_user=60),
-        model_seed=1,
-    )
-    report = engine.scan(request)
-    assert [f.evidence.users for f in report.findings] == [["u1", "u2"]]
-    assert [u.user for u in report.users] == ["u1", "u2"]
 
 
 def test_a_delayed_result_is_not_blamed_with_the_default_wait(site: RunningSite) -> None:

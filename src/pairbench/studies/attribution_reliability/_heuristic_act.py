@@ -193,7 +193,7 @@ class Act:
                 or watch is None
                 or watch["n"] > 0
             )
-            if effect:
+            if effect or (filled and self._refused()):
                 break
             self.page.wait_for_timeout(_POLL_MS)
         slow = False
@@ -206,8 +206,27 @@ class Act:
                 self.page.wait_for_load_state("load", timeout=left * 1000)
             except Exception:  # a page that never loads is judged as slow
                 slow = True
-            self.page.wait_for_timeout(self.settings.settle_ms)
+            self._quiet(started)
         return self._read(mark, effect=effect, slow=slow, filled=filled, dialogs=dialogs)
+
+    def _refused(self) -> bool:
+        # The browser's own validation stopped the submit: nothing else will happen.
+        try:
+            return bool(self.page.evaluate(js.INVALID_FIELDS))
+        except Exception:
+            return False
+
+    def _quiet(self, started: float) -> None:
+        # Read the outcome only once the page has stopped changing for ``settle_ms``, so a
+        # slow machine reads the same outcome as a fast one.
+        seen = -1
+        while time.monotonic() - started < self.settings.slow_wait_s:
+            watch = self._watch()
+            count = watch["n"] if watch else 0
+            if count == seen and not self.inflight:
+                return
+            seen = count
+            self.page.wait_for_timeout(self.settings.settle_ms)
 
     def _watch(self) -> dict[str, Any] | None:
         try:

@@ -11,6 +11,7 @@ the budget.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -79,7 +80,8 @@ class UserVisit:
         deadline = time.monotonic() + self.budget.seconds_per_user
         press = self.act.goto(self.start_url)
         self._observe("start page", "", press)
-        self._judge(press, "the start page", submit=False)
+        # The start page's standing text (an FAQ saying "if a payment failed") is no outcome.
+        self._judge(replace(press, error_text=""), "the start page", submit=False)
         while not self.stopped and self.steps < self.budget.actions_per_user:
             if time.monotonic() > deadline:
                 self._aside("insufficient_evidence", "time", "Ran out of time for this visit.")

@@ -3,17 +3,17 @@
 Per step: a ``missed`` hand is set aside (``our_hand``); a refused step (action ``refuse``,
 or a fill/upload/click on an email, message, upload, payment or sign-in target) is set aside
 (``safety``); 403/429 or a bot-wall snapshot is ``environment``; a 5xx, or error text that
-the previous snapshot did not show, is published (``product_behavior``).
+the previous snapshot did not show (never on the first page), is published (``product_behavior``).
 
 Per sentence (its evidence is the snapshot, URL and status of the step it follows and the
 step before, so stale narration about older pages finds no support): every number (with
-the word after it) and every quoted phrase must appear in that evidence; a success claim
-needs a success text there and a hand that did not miss; a failure claim needs a 5xx or
-error text there; an absence claim needs at least three distinct pages answered 200 so far.
-A sentence that fails is ``dropped``; others (reactions included) are ``kept``.
+a counted plural after it) and every quoted phrase must appear in that evidence; a success
+claim needs a success text there and a hand that did not miss; a failure claim needs a 5xx
+or error text there; an absence claim needs at least three distinct pages answered 200 so
+far. A sentence that fails is ``dropped``; others (reactions included) are ``kept``.
 
->>> _specific_tokens('My order #58213 went through for "Saturday lunch".')
-['58213', 'saturday lunch']
+>>> _specific_tokens('Order #58213 went through: "Saturday lunch" with 2 items.')
+['saturday lunch', '58213', '2 items']
 """
 
 from __future__ import annotations
@@ -117,7 +117,8 @@ def _step_outcome(result: UserResult, step: RecordedStep, prev: RecordedStep | N
         )
         return
     error = ERROR_PATTERN.search(step.snapshot)
-    if error and not (prev and ERROR_PATTERN.search(prev.snapshot)):
+    # The first page's standing text (an FAQ saying "if a payment failed") blames nothing.
+    if error and prev is not None and not ERROR_PATTERN.search(prev.snapshot):
         text = quoted(step.snapshot[max(0, error.start() - 40) : error.end() + 60])
         result.blames.append(
             Blame(
@@ -149,8 +150,8 @@ def _evidence(step: RecordedStep, prev: RecordedStep | None) -> str:
 
 
 def _specific_tokens(sentence: str) -> list[str]:
-    """The checkable parts of a sentence: numbers (with the word after them, unless it is a
-    stop word) and quoted phrases, normalized."""
+    """The checkable parts of a sentence, normalized: quoted phrases, and numbers (with the
+    word after them when it reads as a counted plural, so "2 items" is not met by "£2")."""
     found: list[str] = []
     for match in re.finditer(
         r"[\"\u201c\u2018']([^\"\u201d\u2019']{2,60})[\"\u201d\u2019']", sentence
@@ -162,7 +163,8 @@ def _specific_tokens(sentence: str) -> list[str]:
     for match in re.finditer(r"(\d[\d,.:]*)(?:\s+([A-Za-z]+))?", text):
         number = match.group(1).rstrip(".,:")
         word = (match.group(2) or "").lower()
-        found.append(f"{number} {word}" if word and word not in STOP_WORDS else number)
+        plural = word.endswith("s") and len(word) > 2 and word not in STOP_WORDS
+        found.append(f"{number} {word}" if plural else number)
     return found
 
 

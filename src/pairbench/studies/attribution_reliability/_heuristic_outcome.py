@@ -32,7 +32,7 @@ class HeuristicSettings(Frozen):
     slow_wait_s: float = 20.0
     """A page or request still pending after this long is set aside (``environment``)."""
     settle_ms: int = 400
-    """Quiet time after an effect before the outcome is read."""
+    """The page must stop changing this long after an effect before the outcome is read."""
     action_timeout_s: float = 3.0
     """How long the hand tries to reach one control."""
 
