@@ -73,6 +73,15 @@ def _build(ctx: SiteContext) -> CaseSite:
             "<script>document.getElementById('b').onclick = () => {"
             "document.getElementById('o').textContent = 'Something went wrong.'; };</script>",
         ),
+        # Prose that mentions failure, behind a link: read, never blamed.
+        "/faq": _html(
+            "Help", f"<p>Help centre.</p><a href='{u('/faq/refunds')}'>Refund policy</a>"
+        ),
+        "/faq/refunds": _html(
+            "Refunds",
+            "<h1>Refund policy</h1><p>Refunds take five days. If a payment failed or a code"
+            " was invalid, nothing is charged.</p>",
+        ),
         # A valid UK phone number refused by an over-strict pattern.
         "/phone": _html(
             "Call back",
@@ -247,6 +256,14 @@ def test_error_text_after_a_click_is_published(engine: HeuristicEngine, site: Ru
     report = _scan(engine, site, "/code", "You want to use your discount on the cake.")
     assert ["Apply discount" in f.headline for f in report.findings] == [True]
     assert "went wrong" in report.findings[0].what_happened
+
+
+def test_failure_words_in_prose_behind_a_link_blame_nothing(
+    engine: HeuristicEngine, site: RunningSite
+) -> None:
+    report = _scan(engine, site, "/faq", "You want to read the refund policy.")
+    assert report.findings == []
+    assert any(o.page_url.endswith("/faq/refunds") for o in report.observations)
 
 
 def test_a_valid_phone_number_refused_is_published(

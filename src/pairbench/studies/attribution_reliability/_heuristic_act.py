@@ -43,6 +43,10 @@ class Press:
     invalid_ours: tuple[str, str] | None = None
     invalid_other: str = ""
     error_text: str = ""
+    """Error text anywhere in what the action added (read after a submit)."""
+    alert_error: str = ""
+    """Error text in an alert, live region, top heading or title (read after any action:
+    prose a link or a section reveals, "if your payment failed...", blames nothing)."""
     success_text: str = ""
     summary: str = ""
 
@@ -103,6 +107,8 @@ class Act:
             self.page.goto(url, wait_until="load", timeout=self.settings.slow_wait_s * 1000)
         except Exception as exc:  # a timeout or refused page is the outcome
             return self._read(mark, effect=True, slow="Timeout" in type(exc).__name__)
+        # Scripts may still render the page after ``load``: read it once it is quiet.
+        self._quiet(time.monotonic())
         return self._read(mark, effect=True, navigated=True)
 
     def fill(self, fields: list[dict[str, Any]]) -> dict[int, tuple[str, str]]:
@@ -274,6 +280,8 @@ class Act:
                 else:
                     invalid_other = invalid_other or f"field {ref}"
         error = ERROR_PATTERN.search(added)
+        alerts = self._evaluate(js.ALERTS, "")
+        alert = ERROR_PATTERN.search(alerts)
         success = SUCCESS_PATTERN.search(added)
         summary = added if effect else "no request and no visible change"
         return Press(
@@ -286,15 +294,19 @@ class Act:
             invalid_ours=invalid_ours,
             invalid_other=invalid_other,
             error_text=_around(added, error.start()) if error else "",
+            alert_error=_around(alerts, alert.start()) if alert else "",
             success_text=_around(added, success.start()) if success else "",
             summary=summary or ("page changed" if effect else ""),
         )
 
     def _text(self) -> str:
+        return self._evaluate(js.PAGE_TEXT, "")
+
+    def _evaluate(self, script: str, default: str) -> str:
         try:
-            text: str = self.page.evaluate(js.PAGE_TEXT)
+            text: str = self.page.evaluate(script)
         except Exception:  # a page mid-navigation has no text yet
-            return ""
+            return default
         return text
 
     def _path(self) -> str:

@@ -31,6 +31,7 @@ from pairbench.studies.attribution_reliability._heuristic_rules import (
     is_info_goal,
     match_score,
     safety_kind,
+    words,
 )
 
 if TYPE_CHECKING:
@@ -42,6 +43,11 @@ _PRESS_TYPES = ("submit", "button", "image", "reset")
 
 def _is_field(ctrl: dict[str, Any]) -> bool:
     return bool(ctrl["tag"] in _FIELD_TAGS and ctrl["type"] not in _PRESS_TYPES)
+
+
+def _web(ctrl: dict[str, Any]) -> bool:
+    # mailto:, tel: and javascript: links lead nowhere a visitor could read.
+    return not ctrl["href"] or urlsplit(ctrl["href"]).scheme in ("http", "https")
 
 
 def _is_search(ctrl: dict[str, Any]) -> bool:
@@ -62,6 +68,7 @@ class UserVisit:
         self.page, self.persona, self.start_url = page, persona, start_url
         self.budget, self.settings = budget, settings
         self.goal = goal_words(persona.goal)
+        self.goal_order = list(dict.fromkeys(w for w in words(persona.goal) if w in self.goal))
         self.info = is_info_goal(persona.goal)
         self.host = urlsplit(start_url).netloc
         self.result = UserResult(user=persona.user)
@@ -81,7 +88,7 @@ class UserVisit:
         press = self.act.goto(self.start_url)
         self._observe("start page", "", press)
         # The start page's standing text (an FAQ saying "if a payment failed") is no outcome.
-        self._judge(replace(press, error_text=""), "the start page", submit=False)
+        self._judge(replace(press, error_text="", alert_error=""), "the start page", submit=False)
         while not self.stopped and self.steps < self.budget.actions_per_user:
             if time.monotonic() > deadline:
                 self._aside("insufficient_evidence", "time", "Ran out of time for this visit.")
@@ -97,7 +104,7 @@ class UserVisit:
         controls = self.act.controls()
         path = self._path()
         fresh = [c for c in controls if not c["disabled"] and self._key(c) not in self.used]
-        fresh = [c for c in fresh if not self._seen_link(c)]
+        fresh = [c for c in fresh if not self._seen_link(c) and _web(c)]
         goal_hits = sorted(
             (c for c in fresh if not _is_field(c) and match_score(self.goal, c["name"]) > 0),
             key=lambda c: (-match_score(self.goal, c["name"]), c["ref"]),
@@ -199,7 +206,7 @@ class UserVisit:
     def _search(self, ctrl: dict[str, Any]) -> bool:
         self.used.add(self._key(ctrl))
         self.steps += 1
-        text = " ".join(sorted(self.goal)[:3])
+        text = " ".join(self.goal_order[:3])
         press = self.act.search(ctrl["ref"], text)
         self._observe(ctrl["name"] or "search", f"search field '{ctrl['name']}'", press)
         self._judge(press, ctrl["name"] or "Search", submit=False)
@@ -255,11 +262,11 @@ class UserVisit:
                 f"fields:{name}",
                 f"We could not complete the field '{press.invalid_other}' before '{name}'.",
             )
-        elif press.error_text:
+        elif error := (press.error_text if submit else "") or press.alert_error:
             self._blame(
                 f"error:{name}",
                 f"'{name}' shows an error",
-                f"After '{name}', the page said: \"{quoted(press.error_text)}\".",
+                f"After '{name}', the page said: \"{quoted(error)}\".",
                 why,
             )
         elif submit and not press.effect:
@@ -277,7 +284,9 @@ class UserVisit:
 
     def _answer(self) -> bool:
         for block in self.act.blocks():
-            if match_score(self.goal, block) > 0 and any(ch.isdigit() for ch in block):
+            score = match_score(self.goal, block)
+            figure = score > 0 and any(ch.isdigit() for ch in block)
+            if figure or (score >= 2 and len(block.split()) >= 6):
                 self.met = f'I found it: "{quoted(block)}".'
                 return True
         return False

@@ -153,3 +153,12 @@ INVALID_FIELDS = r"""
 """Refs of fields the browser's own validation refuses."""
 
 SCROLL = "() => { window.scrollTo(0, document.body.scrollHeight); }"
+
+ALERTS = r"""
+() => Array.from(document.querySelectorAll(
+    '[role=alert], [aria-live=assertive], [aria-live=polite], h1, h2'))
+  .filter(el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
+  .map(el => (el.innerText || '').replace(/\s+/g, ' ').trim()).concat([document.title])
+  .filter(t => t).join(' | ')
+"""
+"""Where a page announces its state: alerts, live regions, top headings and the title."""

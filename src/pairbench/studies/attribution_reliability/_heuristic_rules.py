@@ -79,8 +79,8 @@ DEFAULT_TEXT = "Alex Morgan"
 REASONABLE_PAGES = 3
 """A ``product_absence`` finding needs at least this many distinct pages visited."""
 
-ABSENCE_NEEDS_DIGIT = True
-"""An information goal's answer is a visible block holding a goal word and a digit."""
+ANSWER_RULE = "one goal word and a digit, or two goal words in six words or more"
+"""An information goal's answer: a visible text block outside navigation and controls."""
 
 
 def norm(text: str) -> str:
@@ -168,7 +168,7 @@ def rules_digest() -> str:
         "types": TYPE_VALUES,
         "default": DEFAULT_TEXT,
         "pages": REASONABLE_PAGES,
-        "digit": ABSENCE_NEEDS_DIGIT,
+        "answer": ANSWER_RULE,
     }
     blob = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
