@@ -9,6 +9,7 @@ from pairbench.engines._models import (
     RecordedSession,
     RecordedStep,
 )
+from pairbench.engines._protocol import AttributionEngine
 from pairbench.studies.attribution_reliability._heuristic import HeuristicEngine
 
 BASE = "http://127.0.0.1:40000/v/abcdefghijklmnop"
@@ -217,3 +218,32 @@ def test_one_cause_met_by_two_users_is_one_finding_and_judging_is_deterministic(
     assert [f.evidence.users for f in report.findings] == [["u1", "u2"]]
     assert _judge(one("u1"), one("u2")).wire() == report.wire()
     assert report.usage == []
+
+
+def test_nothing_happened_rests_on_an_unchanged_page_but_publishes_nothing() -> None:
+    claim = "Nothing happened when I clicked Place order."
+    dead = _judge(
+        _session(
+            _step(0, BASKET, action="goto", target=""),
+            _step(1, BASKET, says=(claim,)),
+        )
+    )
+    assert _quotes(dead) == {claim: "kept"}
+    assert dead.findings == []
+    moved = _judge(
+        _session(
+            _step(0, BASKET, action="goto", target=""),
+            _step(1, THANKS, path="/thanks", says=(claim,)),
+        )
+    )
+    assert _quotes(moved) == {claim: "dropped"}
+
+
+def test_a_refusal_recorded_as_a_miss_is_still_safety() -> None:
+    report = _judge(_session(_step(0, "form", action="refuse", target="Upload CV", hand="missed")))
+    assert [a.reason for a in report.set_aside] == ["safety"]
+
+
+def test_the_engine_meets_the_protocol() -> None:
+    assert isinstance(HeuristicEngine({}), AttributionEngine)
+    assert HeuristicEngine({"no_effect_wait_s": 2}).settings.no_effect_wait_s == 2

@@ -1,16 +1,18 @@
 """The heuristic engine's ``judge`` mode: recorded sessions, judged from their records only.
 
-Per step: a ``missed`` hand is set aside (``our_hand``); a refused step (action ``refuse``,
-or a fill/upload/click on an email, message, upload, payment or sign-in target) is set aside
-(``safety``); 403/429 or a bot-wall snapshot is ``environment``; a 5xx, or error text that
-the previous snapshot did not show (never on the first page), is published (``product_behavior``).
+Per step: a refused step (action ``refuse``, or a fill/upload/click on an email, message,
+upload, payment or sign-in target) is set aside (``safety``); a ``missed`` hand is set aside
+(``our_hand``); 403/429 or a bot-wall snapshot is ``environment``; a 5xx, or error text the
+previous snapshot did not show (never on the first page), is published
+(``product_behavior``).
 
 Per sentence (its evidence is the snapshot, URL and status of the step it follows and the
 step before, so stale narration about older pages finds no support): every number (with
 a counted plural after it) and every quoted phrase must appear in that evidence; a success
 claim needs a success text there and a hand that did not miss; a failure claim needs a 5xx
-or error text there; an absence claim needs at least three distinct pages answered 200 so
-far. A sentence that fails is ``dropped``; others (reactions included) are ``kept``.
+or error text there ("nothing happened" may instead rest on a click that left the page as
+it was); an absence claim needs at least three distinct pages answered 200 so far. A
+sentence that fails is ``dropped``; others (reactions included) are ``kept``.
 
 >>> _specific_tokens('Order #58213 went through: "Saturday lunch" with 2 items.')
 ['saturday lunch', '58213', '2 items']
@@ -48,8 +50,12 @@ SUCCESS_CLAIM = re.compile(
 )
 FAILURE_CLAIM = re.compile(
     r"\b(nothing happen(s|ed)|did ?n[o']t work|does ?n[o']t work|not working|broken|error"
-    r"|failed|fails|stuck|does nothing|did nothing|won'?t (let|work|load))\b",
+    r"|failed|fails|stuck|does nothing|did nothing|did ?n[o']t do anything"
+    r"|won'?t (let|work|load))\b",
     re.IGNORECASE,
+)
+NO_EFFECT_CLAIM = re.compile(
+    r"\b(nothing happen(s|ed)|does nothing|did nothing|did ?n[o']t do anything)\b", re.IGNORECASE
 )
 ABSENCE_CLAIM = re.compile(
     r"\b(there'?s no|there is no|there are no|can'?t find|could ?n[o']t find|nowhere"
@@ -76,7 +82,7 @@ def _judge(session: RecordedSession) -> UserResult:
         _step_outcome(result, step, prev)
         evidence = _evidence(step, prev)
         for sentence in step.sentences:
-            keep = _supported(sentence, step, evidence, len(pages_ok))
+            keep = _supported(sentence, step, evidence, len(pages_ok), _unchanged(step, prev))
             result.quotes.append(
                 Quote(user=session.user, text=sentence, status="kept" if keep else "dropped")
             )
@@ -86,14 +92,15 @@ def _judge(session: RecordedSession) -> UserResult:
 def _step_outcome(result: UserResult, step: RecordedStep, prev: RecordedStep | None) -> None:
     target = step.target or urlsplit(step.url).path or step.action
     where = f"step {step.step}"
-    if step.hand == "missed":
-        result.asides.append(
-            Aside(f"hand:{target}", "our_hand", f"Our hand missed '{target}' ({where}).")
-        )
-        return
+    # A refusal first: a refused step may also be recorded as a hand that did not act.
     if _refused(step):
         result.asides.append(
             Aside(f"safety:{target}", "safety", f"Our safety rule refused '{target}' ({where}).")
+        )
+        return
+    if step.hand == "missed":
+        result.asides.append(
+            Aside(f"hand:{target}", "our_hand", f"Our hand missed '{target}' ({where}).")
         )
         return
     wall = INTERSTITIAL_PATTERN.search(step.snapshot[:2000])
@@ -172,7 +179,22 @@ def _present(token: str, evidence: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(token)}(?![\w])", evidence) is not None
 
 
-def _supported(sentence: str, step: RecordedStep, evidence: str, pages_ok: int) -> bool:
+def _unchanged(step: RecordedStep, prev: RecordedStep | None) -> bool:
+    """A click the hand made that left the page exactly as it was (supports "nothing
+    happened"; never published alone, since a result may come after the recording moved
+    on)."""
+    return (
+        prev is not None
+        and step.action == "click"
+        and step.hand == "ok"
+        and step.url == prev.url
+        and step.snapshot == prev.snapshot
+    )
+
+
+def _supported(
+    sentence: str, step: RecordedStep, evidence: str, pages_ok: int, unchanged: bool
+) -> bool:
     if any(not _present(token, evidence) for token in _specific_tokens(sentence)):
         return False
     if SUCCESS_CLAIM.search(sentence) and (
@@ -180,7 +202,9 @@ def _supported(sentence: str, step: RecordedStep, evidence: str, pages_ok: int) 
     ):
         return False
     if FAILURE_CLAIM.search(sentence) and not (
-        ERROR_PATTERN.search(evidence) or (step.status is not None and step.status >= 500)
+        ERROR_PATTERN.search(evidence)
+        or (step.status is not None and step.status >= 500)
+        or (unchanged and NO_EFFECT_CLAIM.search(sentence))
     ):
         return False
     return not (ABSENCE_CLAIM.search(sentence) and pages_ok < REASONABLE_PAGES)
