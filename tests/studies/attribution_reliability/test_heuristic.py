@@ -82,6 +82,15 @@ def _build(ctx: SiteContext) -> CaseSite:
             "<h1>Refund policy</h1><p>Refunds take five days. If a payment failed or a code"
             " was invalid, nothing is charged.</p>",
         ),
+        # A page that announces an error in its heading, behind a link.
+        "/track": _html("Orders", f"<a href='{u('/track/parcel')}'>Track my parcel</a>"),
+        "/track/parcel": _html("Sorry", "<h1>Sorry, something went wrong</h1>"),
+        # A required choice with nothing to choose: our hand cannot complete the form.
+        "/size": _html(
+            "Cake",
+            "<form><label for=s>Size</label><select id=s required>"
+            "<option value=''>Choose</option></select><button>Add to basket</button></form>",
+        ),
         # A valid UK phone number refused by an over-strict pattern.
         "/phone": _html(
             "Call back",
@@ -264,6 +273,23 @@ def test_failure_words_in_prose_behind_a_link_blame_nothing(
     report = _scan(engine, site, "/faq", "You want to read the refund policy.")
     assert report.findings == []
     assert any(o.page_url.endswith("/faq/refunds") for o in report.observations)
+
+
+def test_an_error_heading_after_a_link_is_published(
+    engine: HeuristicEngine, site: RunningSite
+) -> None:
+    report = _scan(engine, site, "/track", "You want to track your parcel.")
+    assert ["Track my parcel" in f.headline for f in report.findings] == [True]
+    assert "went wrong" in report.findings[0].what_happened
+
+
+def test_a_form_our_hand_cannot_complete_is_set_aside_not_blamed(
+    engine: HeuristicEngine, site: RunningSite
+) -> None:
+    report = _scan(engine, site, "/size", "You want to add a cake to your basket.")
+    assert report.findings == []
+    assert [a.reason for a in report.set_aside] == ["our_hand"]
+    assert "Size" in report.set_aside[0].summary
 
 
 def test_a_valid_phone_number_refused_is_published(

@@ -119,7 +119,9 @@ class Act:
             timeout = self.settings.action_timeout_s * 1000
             try:
                 if field["tag"] == "select":
-                    loc.select_option(index=1, timeout=timeout)
+                    # The first option is often a "Choose..." placeholder.
+                    if field["options"] > 1:
+                        loc.select_option(index=1, timeout=timeout)
                 elif field["type"] in ("checkbox", "radio"):
                     if field["required"]:
                         loc.check(timeout=timeout)
@@ -131,14 +133,16 @@ class Act:
                 continue
         return filled
 
-    def press(self, ref: int, filled: dict[int, tuple[str, str]]) -> Press:
+    def press(self, ref: int, filled: dict[int, tuple[str, str]] | None) -> Press:
         return self._act(lambda: self._click(f'[data-pb="{ref}"]'), filled)
 
     def reveal(self, ref: int, how: str) -> Press:
         loc = self.page.locator(f'[data-pb-h="{ref}"]')
         if how == "hover":
-            return self._act(lambda: loc.hover(force=True, timeout=self._timeout()), {}, quiet=True)
-        return self._act(lambda: self._click(f'[data-pb-h="{ref}"]'), {}, quiet=True)
+            return self._act(
+                lambda: loc.hover(force=True, timeout=self._timeout()), None, quiet=True
+            )
+        return self._act(lambda: self._click(f'[data-pb-h="{ref}"]'), None, quiet=True)
 
     def search(self, ref: int, text: str) -> Press:
         loc = self.page.locator(f'[data-pb="{ref}"]')
@@ -147,7 +151,7 @@ class Act:
             loc.fill(text, timeout=self._timeout())
             loc.press("Enter", timeout=self._timeout(), no_wait_after=True)
 
-        return self._act(go, {})
+        return self._act(go, None)
 
     def expand(self) -> Press:
         def go() -> None:
@@ -155,10 +159,10 @@ class Act:
             for ref in self.collapsed():
                 self._click(f'[data-pb="{ref}"]')
 
-        return self._act(go, {}, quiet=True)
+        return self._act(go, None, quiet=True)
 
     def scroll(self) -> Press:
-        return self._act(lambda: self.page.evaluate(js.SCROLL), {}, quiet=True)
+        return self._act(lambda: self.page.evaluate(js.SCROLL), None, quiet=True)
 
     def _click(self, selector: str) -> None:
         loc = self.page.locator(selector)
@@ -169,7 +173,11 @@ class Act:
     def _timeout(self) -> float:
         return self.settings.action_timeout_s * 1000
 
-    def _act(self, go: Any, filled: dict[int, tuple[str, str]], *, quiet: bool = False) -> Press:
+    def _act(
+        self, go: Any, filled: dict[int, tuple[str, str]] | None, *, quiet: bool = False
+    ) -> Press:
+        """Do ``go`` and read what followed; ``filled`` is given for a submit (the fields
+        the hand typed into), ``None`` for anything else."""
         mark, requests, url, dialogs = (
             len(self.responses),
             self.requests,
@@ -199,7 +207,7 @@ class Act:
                 or watch is None
                 or watch["n"] > 0
             )
-            if effect or (filled and self._refused()):
+            if effect or (filled is not None and self._refused()):
                 break
             self.page.wait_for_timeout(_POLL_MS)
         slow = False
@@ -274,11 +282,11 @@ class Act:
                 bad = self.page.evaluate(js.INVALID_FIELDS)
             except Exception:  # navigated away: nothing left to validate
                 bad = []
-            for ref in bad:
-                if ref in filled:
-                    invalid_ours = invalid_ours or filled[ref]
+            for field in bad:
+                if field["ref"] in filled:
+                    invalid_ours = invalid_ours or filled[field["ref"]]
                 else:
-                    invalid_other = invalid_other or f"field {ref}"
+                    invalid_other = invalid_other or field["name"]
         error = ERROR_PATTERN.search(added)
         alerts = self._evaluate(js.ALERTS, "")
         alert = ERROR_PATTERN.search(alerts)

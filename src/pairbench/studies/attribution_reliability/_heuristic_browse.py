@@ -190,7 +190,7 @@ class UserVisit:
         link = bool(ctrl["href"])
         if link and match_score(self.goal, name) > 0:
             self.promise = name
-        press = self.act.press(ctrl["ref"], filled)
+        press = self.act.press(ctrl["ref"], filled if submit else None)
         self._observe(name, f"{ctrl['role'] or ctrl['tag']} '{name}'", press)
         self._judge(press, name, submit=submit, filled=filled)
         return True
@@ -224,7 +224,8 @@ class UserVisit:
     ) -> None:
         if press.path and press.path not in self.visited and press.host == self.host:
             self.visited.append(press.path)
-        why = f"It stops the visitor's goal: {quoted(self.persona.goal, 120)}"
+        # Never the goal's words: a finding is scored on its own text, not on the persona's.
+        why = "It stops a visitor from finishing what they came to do."
         if press.host and press.host != self.host:
             self._aside(
                 "out_of_scope",
@@ -246,7 +247,9 @@ class UserVisit:
                 why,
             )
         elif press.missed:
-            self._aside("our_hand", f"hand:{name}", f"Our hand could not reach '{name}'.")
+            self._aside(
+                "our_hand", f"hand:{name}", f"Our hand could not reach '{name}'.", stop=False
+            )
             return
         elif press.invalid_ours:
             label, value = press.invalid_ours
@@ -306,7 +309,7 @@ class UserVisit:
                 f"'{self.promise}' does not give what it promises",
                 f"I followed '{self.promise}' and read {len(self.visited)} pages ({searched}); "
                 "none showed what I was looking for.",
-                f"The visitor cannot learn what they came for: {quoted(self.persona.goal, 120)}",
+                "A visitor cannot learn what they came to find out.",
                 scope="product_absence",
             )
             r.takeaway = f"{r.blames[0].headline}."
@@ -343,9 +346,10 @@ class UserVisit:
         )
         self.stopped = True
 
-    def _aside(self, reason: SetAsideReason, key: str, summary: str) -> None:
+    def _aside(self, reason: SetAsideReason, key: str, summary: str, *, stop: bool = True) -> None:
+        # Our own hand's trouble is no reason to end the visit; every other reason is.
         self.result.asides.append(Aside(key=key, reason=reason, summary=summary))
-        self.stopped = True
+        self.stopped = self.stopped or stop
 
     def _observe(self, target: str, reached: str, press: Press | None, outcome: str = "") -> None:
         self.result.observations.append(

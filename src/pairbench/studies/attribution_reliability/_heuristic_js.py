@@ -82,6 +82,7 @@ ENUMERATE = r"""
       autocomplete: (el.getAttribute('autocomplete') || '').toLowerCase(),
       value: el.value === undefined ? '' : String(el.value),
       required: !!el.required,
+      options: el.tagName === 'SELECT' ? el.options.length : 0,
     };
   });
 }
@@ -148,9 +149,11 @@ sibling)."""
 INVALID_FIELDS = r"""
 () => Array.from(document.querySelectorAll('input, select, textarea'))
   .filter(el => el.willValidate && !el.checkValidity())
-  .map(el => Number(el.getAttribute('data-pb') || '-1'))
+  .map(el => ({ref: Number(el.getAttribute('data-pb') || '-1'),
+    name: ((el.labels && el.labels[0] && el.labels[0].innerText) || el.getAttribute('aria-label')
+      || el.placeholder || el.name || el.id || el.type || '').replace(/\s+/g, ' ').trim()}))
 """
-"""Refs of fields the browser's own validation refuses."""
+"""Fields the browser's own validation refuses (ref and a readable name)."""
 
 SCROLL = "() => { window.scrollTo(0, document.body.scrollHeight); }"
 
