@@ -21,12 +21,41 @@ from pairbench.studies.attribution_reliability._heuristic_rules import (
     INTERSTITIAL_PATTERN,
     SUCCESS_PATTERN,
     fixed_value,
+    is_search,
 )
 
 if TYPE_CHECKING:
     from playwright.sync_api import Dialog, Page, Request, Response
 
 _POLL_MS = 100
+
+
+_FIELD_TAGS = ("input", "select", "textarea")
+_PRESS_TYPES = ("submit", "button", "image", "reset")
+
+
+def is_field(ctrl: dict[str, Any]) -> bool:
+    return bool(ctrl["tag"] in _FIELD_TAGS and ctrl["type"] not in _PRESS_TYPES)
+
+
+def is_web(ctrl: dict[str, Any]) -> bool:
+    # mailto:, tel: and javascript: links lead nowhere a visitor could read.
+    return not ctrl["href"] or urlsplit(ctrl["href"]).scheme in ("http", "https")
+
+
+def is_submit(ctrl: dict[str, Any]) -> bool:
+    if ctrl["role"] == "button":
+        return True
+    return not ctrl["href"] and ctrl["tag"] in ("button", "input") and not is_field(ctrl)
+
+
+def form_fields(ctrl: dict[str, Any], controls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The visible fields a submit sends: its form's, or every field outside any form."""
+    return [c for c in controls if is_field(c) and c["visible"] and c["form"] == ctrl["form"]]
+
+
+def is_search_box(ctrl: dict[str, Any]) -> bool:
+    return is_field(ctrl) and (ctrl["type"] == "search" or is_search(ctrl["name"]))
 
 
 @dataclass(frozen=True)
@@ -111,8 +140,11 @@ class Act:
         self._quiet(time.monotonic())
         return self._read(mark, effect=True, navigated=True)
 
-    def fill(self, fields: list[dict[str, Any]]) -> dict[int, tuple[str, str]]:
-        """Type the fixed valid value into every empty field; returns ref -> (label, value)."""
+    def fill(
+        self, fields: list[dict[str, Any]], goal: str, query: str, *, searching: bool
+    ) -> dict[int, tuple[str, str]]:
+        """Type the fixed valid value into every empty field, or ``query`` into a search box
+        (any text box, when the submit is ``searching``); returns ref -> (label, value)."""
         filled: dict[int, tuple[str, str]] = {}
         for field in fields:
             loc = self.page.locator(f'[data-pb="{field["ref"]}"]')
@@ -126,7 +158,13 @@ class Act:
                     if field["required"]:
                         loc.check(timeout=timeout)
                 elif not field["value"]:
-                    value = fixed_value(field["name"], field["type"])
+                    search = field["type"] == "search" or is_search(field["name"])
+                    text_box = field["type"] in ("", "text") and field["tag"] == "input"
+                    value = (
+                        query
+                        if search or (searching and text_box)
+                        else fixed_value(field["name"], field["type"], goal)
+                    )
                     loc.fill(value, timeout=timeout)
                     filled[field["ref"]] = (field["name"] or field["type"], value)
             except Exception:  # an unfillable field shows in validation

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pairbench.engines._models import Budget, ClaimScope, Observation, Persona, SetAsideReason
-from pairbench.studies.attribution_reliability._heuristic_act import Act, Press
+from pairbench.studies.attribution_reliability._heuristic_act import (
+    Act,
+    Press,
+    form_fields,
+    is_field,
+    is_search_box,
+    is_submit,
+    is_web,
+)
 from pairbench.studies.attribution_reliability._heuristic_outcome import (
     Aside,
     Blame,
@@ -29,6 +37,7 @@ from pairbench.studies.attribution_reliability._heuristic_rules import (
     SAFETY_CONTROL_PATTERN,
     goal_words,
     is_info_goal,
+    is_search,
     match_score,
     safety_kind,
     words,
@@ -36,22 +45,6 @@ from pairbench.studies.attribution_reliability._heuristic_rules import (
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
-
-_FIELD_TAGS = ("input", "select", "textarea")
-_PRESS_TYPES = ("submit", "button", "image", "reset")
-
-
-def _is_field(ctrl: dict[str, Any]) -> bool:
-    return bool(ctrl["tag"] in _FIELD_TAGS and ctrl["type"] not in _PRESS_TYPES)
-
-
-def _web(ctrl: dict[str, Any]) -> bool:
-    # mailto:, tel: and javascript: links lead nowhere a visitor could read.
-    return not ctrl["href"] or urlsplit(ctrl["href"]).scheme in ("http", "https")
-
-
-def _is_search(ctrl: dict[str, Any]) -> bool:
-    return _is_field(ctrl) and (ctrl["type"] == "search" or "search" in ctrl["name"].lower())
 
 
 class UserVisit:
@@ -104,10 +97,11 @@ class UserVisit:
         controls = self.act.controls()
         path = self._path()
         fresh = [c for c in controls if not c["disabled"] and self._key(c) not in self.used]
-        fresh = [c for c in fresh if not self._seen_link(c) and _web(c)]
+        fresh = [c for c in fresh if not self._seen_link(c) and is_web(c)]
         goal_hits = sorted(
-            (c for c in fresh if not _is_field(c) and match_score(self.goal, c["name"]) > 0),
-            key=lambda c: (-match_score(self.goal, c["name"]), c["ref"]),
+            (c for c in fresh if not is_field(c) and match_score(self.goal, c["name"]) > 0),
+            # Content before navigation at equal score, then DOM order.
+            key=lambda c: (-match_score(self.goal, c["name"]), c["chrome"], c["ref"]),
         )
         shown = [c for c in goal_hits if c["visible"]]
         if shown:
@@ -115,39 +109,60 @@ class UserVisit:
         hidden = [c for c in goal_hits if c["reveal"] and (path, f"r{c['ref']}") not in self.done]
         if hidden:
             return self._reveal(hidden[0], path)
-        search = [c for c in fresh if c["visible"] and _is_search(c)]
+        forms = [c for c in fresh if c["visible"] and is_submit(c) and form_fields(c, controls)]
+        if forms:
+            return self._press(forms[0], controls, goal=False)
+        search = [c for c in fresh if c["visible"] and is_search_box(c)]
         if search:
             return self._search(search[0])
-        if (path, "expand") not in self.done:
-            self.done.add((path, "expand"))
-            if self.act.collapsed():
-                self.steps += 1
-                press = self.act.expand()
-                self._observe("collapsed sections", "every collapsed section", press)
-                return True
-        if (path, "scroll") not in self.done:
-            self.done.add((path, "scroll"))
-            if self.act.tall():
-                self.steps += 1
-                press = self.act.scroll()
-                self._observe("scroll", "page bottom", press)
-                return True
-        links = [
+        if self._expand(path) or self._scroll(path):
+            return True
+        # Read the page's own content before its navigation, and open menus on the way.
+        site = [
             c
             for c in fresh
-            if c["visible"]
-            and c["href"]
+            if c["href"]
             and urlsplit(c["href"]).netloc == self.host
-            and urlsplit(c["href"]).path not in self.visited
             and not SAFETY_CONTROL_PATTERN.search(c["name"])
         ]
-        if links:
-            return self._press(links[0], controls)
+        content = [c for c in site if c["visible"] and not c["chrome"]]
+        if content:
+            return self._press(content[0], controls)
+        tucked = [c for c in site if c["reveal"] and (path, f"r{c['ref']}") not in self.done]
+        if tucked:
+            return self._reveal(tucked[0], path)
+        chrome = [c for c in site if c["visible"]]
+        if chrome:
+            return self._press(chrome[0], controls)
         return False
+
+    def _expand(self, path: str) -> bool:
+        if (path, "expand") in self.done:
+            return False
+        self.done.add((path, "expand"))
+        if not self.act.collapsed():
+            return False
+        self.steps += 1
+        self._observe("collapsed sections", "every collapsed section", self.act.expand())
+        return True
+
+    def _scroll(self, path: str) -> bool:
+        if (path, "scroll") in self.done:
+            return False
+        self.done.add((path, "scroll"))
+        if not self.act.tall():
+            return False
+        self.steps += 1
+        self._observe("scroll", "page bottom", self.act.scroll())
+        return True
 
     # --- actions --------------------------------------------------------------------
 
-    def _press(self, ctrl: dict[str, Any], controls: list[dict[str, Any]]) -> bool:
+    def _press(
+        self, ctrl: dict[str, Any], controls: list[dict[str, Any]], *, goal: bool = True
+    ) -> bool:
+        """Click ``ctrl`` (filling its form first); ``goal`` is false for a form tried only
+        because it is there, whose safety refusal then does not end the visit."""
         self.used.add(self._key(ctrl))
         self.steps += 1
         name = ctrl["name"] or ctrl["tag"]
@@ -164,16 +179,10 @@ class UserVisit:
             self._observe(name, f"control '{name}'", None, "refused")
             self._aside("safety", f"control:{name}", f"Refused to use '{name}' (we never sign in).")
             return False
-        submit = (not ctrl["href"] and ctrl["tag"] in ("button", "input")) or ctrl[
-            "role"
-        ] == "button"
+        submit = is_submit(ctrl)
         filled: dict[int, tuple[str, str]] = {}
         if submit:
-            fields = [
-                c
-                for c in controls
-                if _is_field(c) and c["visible"] and c["form"] == ctrl["form"] and c is not ctrl
-            ]
+            fields = form_fields(ctrl, controls)
             for field in fields:
                 kind = safety_kind(
                     field["name"], field["type"], field["autocomplete"], field["tag"]
@@ -184,9 +193,11 @@ class UserVisit:
                         "safety",
                         f"field:{kind}",
                         f"Refused to fill the {kind} field '{field['name']}' (never filled).",
+                        stop=goal,
                     )
                     return False
-            filled = self.act.fill(fields)
+            query = " ".join(self.goal_order[:3])
+            filled = self.act.fill(fields, self.persona.goal, query, searching=is_search(name))
         link = bool(ctrl["href"])
         if link and match_score(self.goal, name) > 0:
             self.promise = name
@@ -281,7 +292,7 @@ class UserVisit:
                 f" within {wait} s.",
                 why,
             )
-        elif press.success_text and not self.info:
+        elif submit and press.success_text and not self.info:
             self.met = f"It worked after '{name}': \"{quoted(press.success_text)}\"."
             self.stopped = True
 

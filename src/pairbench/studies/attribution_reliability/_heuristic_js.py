@@ -59,17 +59,17 @@ ENUMERATE = r"""
     let reveal = null;
     if (!visible) {
       const det = el.closest('details:not([open])');
+      // One mark per ancestor: several hidden links may share the menu that shows them.
+      const mark = node => {
+        if (!node.hasAttribute('data-pb-h')) node.setAttribute('data-pb-h', String(h++));
+        return Number(node.getAttribute('data-pb-h'));
+      };
       if (det && det.querySelector('summary') && shown(det.querySelector('summary'))) {
-        const sm = det.querySelector('summary');
-        sm.setAttribute('data-pb-h', String(h));
-        reveal = {how: 'open', ref: h++};
+        reveal = {how: 'open', ref: mark(det.querySelector('summary'))};
       } else {
         let up = el.parentElement;
         while (up && up !== document.body && !shown(up)) up = up.parentElement;
-        if (up && up !== document.body) {
-          up.setAttribute('data-pb-h', String(h));
-          reveal = {how: 'hover', ref: h++};
-        }
+        if (up && up !== document.body) reveal = {how: 'hover', ref: mark(up)};
       }
     }
     const form = el.form || el.closest('form');
@@ -83,6 +83,7 @@ ENUMERATE = r"""
       value: el.value === undefined ? '' : String(el.value),
       required: !!el.required,
       options: el.tagName === 'SELECT' ? el.options.length : 0,
+      chrome: !!el.closest('header, nav, footer'),
     };
   });
 }

@@ -73,6 +73,12 @@ FIXED_VALUES = (
 )
 """Valid values by what a field's label says (first match wins)."""
 
+POSTCODE_PATTERN = re.compile(r"\b[A-Z]{1,2}[0-9][A-Z0-9]? ?[0-9][A-Z]{2}\b")
+"""A UK postcode the goal names is typed into a postcode field instead of the fixed one."""
+
+SEARCH_CUES = ("search", "find", "look", "keyword")
+"""A field labelled so, or submitted by a control named so, is typed with the goal's words."""
+
 TYPE_VALUES = {"tel": "020 7946 0000", "number": "2", "date": "2027-06-12", "time": "12:30"}
 DEFAULT_TEXT = "Alex Morgan"
 
@@ -118,6 +124,12 @@ def match_score(goal: set[str], name: str) -> int:
     return sum(1 for g in sorted(goal) if any(_same(g, n) for n in names))
 
 
+def is_search(label: str) -> bool:
+    """A search box or search button, by its name."""
+    text = f" {norm(label)} "
+    return any(re.search(rf"\b{c}", text) for c in SEARCH_CUES)
+
+
 def is_info_goal(goal: str) -> bool:
     text = f" {norm(goal)} "
     return any(cue in text for cue in INFO_CUES) or "?" in goal
@@ -142,11 +154,18 @@ def safety_kind(label: str, input_type: str, autocomplete: str, tag: str) -> str
     return None
 
 
-def fixed_value(label: str, input_type: str) -> str:
-    """The fixed valid value the engine types into a field."""
+def fixed_value(label: str, input_type: str, goal: str = "") -> str:
+    """The fixed valid value the engine types into a field (a postcode from the goal).
+
+    >>> fixed_value("Postcode", "text", "Do you deliver to SE15 4QF?")
+    'SE15 4QF'
+    """
     if input_type in TYPE_VALUES:
         return TYPE_VALUES[input_type]
     text = norm(label)
+    postcode = POSTCODE_PATTERN.search(goal)
+    if postcode and any(c in text for c in ("post code", "postcode", "zip")):
+        return postcode.group(0)
     for cues, value in FIXED_VALUES:
         if any(re.search(rf"\b{re.escape(c)}", text) for c in cues):
             return value
@@ -169,6 +188,8 @@ def rules_digest() -> str:
         "default": DEFAULT_TEXT,
         "pages": REASONABLE_PAGES,
         "answer": ANSWER_RULE,
+        "postcode": POSTCODE_PATTERN.pattern,
+        "search": SEARCH_CUES,
     }
     blob = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
