@@ -91,6 +91,17 @@ def _build(ctx: SiteContext) -> CaseSite:
             "<form><label for=s>Size</label><select id=s required>"
             "<option value=''>Choose</option></select><button>Add to basket</button></form>",
         ),
+        # A form the goal's words do not name, answered by a lookup.
+        "/area": _html(
+            "Delivery",
+            "<h1>Areas</h1><label for=pc>Postcode</label><input id=pc>"
+            "<button id=go>Check postcode</button><p id=out></p>"
+            "<script>document.getElementById('go').onclick = async () => {"
+            f"const r = await fetch('{u('/area/lookup')}?pc=' + "
+            "encodeURIComponent(document.getElementById('pc').value));"
+            "document.getElementById('out').textContent = await r.text(); };</script>",
+        ),
+        "/area/lookup": _lookup,
         # A valid UK phone number refused by an over-strict pattern.
         "/phone": _html(
             "Call back",
@@ -139,6 +150,10 @@ def _build(ctx: SiteContext) -> CaseSite:
     }
     other = {"/book": _html("Partner", "<p>Partner booking.</p>")}
     return CaseSite(routes=routes, other_routes=other, automation_gate=True)
+
+
+async def _lookup(request: Request) -> Response:
+    return HTMLResponse(f"Yes, we deliver to {request.query_params.get('pc', '')} on Wednesdays.")
 
 
 def _json(data: dict[str, bool]) -> Handler:
@@ -290,6 +305,17 @@ def test_a_form_our_hand_cannot_complete_is_set_aside_not_blamed(
     assert report.findings == []
     assert [a.reason for a in report.set_aside] == ["our_hand"]
     assert "Size" in report.set_aside[0].summary
+
+
+def test_a_form_the_goal_does_not_name_is_tried_with_the_goal_postcode(
+    engine: HeuristicEngine, site: RunningSite
+) -> None:
+    report = _scan(
+        engine, site, "/area", "You want to know whether the grocer delivers to SE15 4QF."
+    )
+    assert report.findings == [] and report.set_aside == []
+    assert any(hit.path.endswith("/area/lookup?pc=SE15%204QF") for hit in site.audit)
+    assert "SE15 4QF" in report.quote_pool[0].text
 
 
 def test_a_valid_phone_number_refused_is_published(
