@@ -1,11 +1,13 @@
 """One heuristic user on one site: choose a control, act, read what happened, repeat.
 
 Choice order at every step (first that applies): a visible control sharing the most goal
-words (ties in DOM order); a hidden one, revealed by hovering its nearest visible ancestor
-or opening its ``details``; a search field (typed with the goal's words); collapsed
-sections, opened; a scroll to the bottom; the first unvisited same-site link. A user stops
-at a confirmation or an answer, a published finding, a set-aside stop, no choice left, or
-the budget.
+words (content before navigation, then DOM order); a hidden one, revealed by hovering its
+nearest visible ancestor or opening its ``details``; a form that is there (its fields
+filled); a search box (typed with the goal's words); collapsed sections, opened; a scroll
+to the bottom; an unvisited same-site link in the content, a link a hover menu hides, one
+in the navigation. Links to other sites are followed only when they name the goal (and
+then set aside as ``out_of_scope``). A user stops at a confirmation or an answer, a
+published finding, a set-aside stop, no choice left, or the budget.
 """
 
 from __future__ import annotations
