@@ -247,3 +247,30 @@ def test_a_refusal_recorded_as_a_miss_is_still_safety() -> None:
 def test_the_engine_meets_the_protocol() -> None:
     assert isinstance(HeuristicEngine({}), AttributionEngine)
     assert HeuristicEngine({"no_effect_wait_s": 2}).settings.no_effect_wait_s == 2
+
+
+def test_a_status_carried_over_from_one_navigation_is_published_once() -> None:
+    report = _judge(
+        _session(
+            _step(0, "link 'Download invoice'", action="goto", target=""),
+            _step(1, "We are sorry", target='link "Download invoice"', status=500),
+            _step(2, "We are sorry", action="hover", target='button "Help"', status=500),
+            _step(3, "We are sorry", action="scroll", target="", status=500),
+        )
+    )
+    assert [f.headline for f in report.findings] == [
+        "'link \"Download invoice\"' fails with a server error"
+    ]
+
+
+def test_a_hover_over_an_upload_field_is_where_our_safety_rule_refuses() -> None:
+    report = _judge(
+        _session(
+            _step(0, "Apply", action="goto", target=""),
+            _step(1, "Apply", action="hover", target='button "Upload your CV"'),
+            _step(2, "Apply", action="hover", target='button "Read more"'),
+        )
+    )
+    assert [(a.reason, a.summary) for a in report.set_aside] == [
+        ("safety", "Our safety rule refused 'button \"Upload your CV\"' (step 1).")
+    ]

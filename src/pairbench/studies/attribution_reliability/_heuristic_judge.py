@@ -1,10 +1,11 @@
 """The heuristic engine's ``judge`` mode: recorded sessions, judged from their records only.
 
-Per step: a refused step (action ``refuse``, or a fill/upload/click on an email, message,
-upload, payment or sign-in target) is set aside (``safety``); a ``missed`` hand is set aside
-(``our_hand``); 403/429 or a bot-wall snapshot is ``environment``; a 5xx, or error text the
-previous snapshot did not show (never on the first page), is published
-(``product_behavior``).
+Per step: a refused step (action ``refuse``; a fill, hover, press or upload on an email,
+message, upload, payment or sign-in field; a click on a sign-in control) is set aside
+(``safety``); a ``missed`` hand is set aside (``our_hand``); 403/429 or a bot-wall snapshot
+is ``environment``; a 5xx, or error text the previous snapshot did not show (never on the
+first page), is published (``product_behavior``). A recorded status is the last
+navigation's, so it counts only at the step whose URL or status changed.
 
 Per sentence (its evidence is the snapshot, URL and status of the step it follows and the
 step before, so stale narration about older pages finds no support): every number (with
@@ -63,7 +64,8 @@ ABSENCE_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _REFUSE_ACTIONS = ("refuse", "refused", "refusal")
-_FIELD_ACTIONS = ("fill", "type", "upload", "set_input_files", "select", "press")
+_FIELD_ACTIONS = ("fill", "type", "upload", "set_input_files", "select", "press", "hover")
+"""A scripted hand never fills a safety field; acting on one is where our rule refuses."""
 
 
 def judge_sessions(sessions: list[RecordedSession]) -> EngineReport:
@@ -103,23 +105,25 @@ def _step_outcome(result: UserResult, step: RecordedStep, prev: RecordedStep | N
             Aside(f"hand:{target}", "our_hand", f"Our hand missed '{target}' ({where}).")
         )
         return
+    # A recorded status is the last navigation's: it speaks for the step that navigated.
+    status = step.status if _navigated(step, prev) else None
     wall = INTERSTITIAL_PATTERN.search(step.snapshot[:2000])
-    if step.status in ENVIRONMENT_STATUSES or wall:
-        seen = f"HTTP {step.status}" if step.status in ENVIRONMENT_STATUSES else "a bot wall"
+    if status in ENVIRONMENT_STATUSES or wall:
+        seen = f"HTTP {status}" if status in ENVIRONMENT_STATUSES else "a bot wall"
         result.asides.append(
             Aside(f"env:{seen}", "environment", f"The site answered {seen} at {where}.")
         )
         return
     why = "The recorded user could not continue past this step."
-    if step.status is not None and step.status >= 500:
+    if status is not None and status >= 500:
         result.blames.append(
             Blame(
                 key=f"5xx:{target}",
                 scope="product_behavior",
                 headline=f"'{target}' fails with a server error",
-                what_happened=f"After '{target}' ({where}) the site answered {step.status}.",
+                what_happened=f"After '{target}' ({where}) the site answered {status}.",
                 why_it_matters=why,
-                evidence=f"{result.user}, {where}: HTTP {step.status} at {urlsplit(step.url).path}",
+                evidence=f"{result.user}, {where}: HTTP {status} at {urlsplit(step.url).path}",
             )
         )
         return
@@ -137,6 +141,10 @@ def _step_outcome(result: UserResult, step: RecordedStep, prev: RecordedStep | N
                 evidence=f"{result.user}, {where}: error text in the page",
             )
         )
+
+
+def _navigated(step: RecordedStep, prev: RecordedStep | None) -> bool:
+    return prev is None or step.url != prev.url or step.status != prev.status
 
 
 def _refused(step: RecordedStep) -> bool:
