@@ -66,7 +66,11 @@ def test_a_submit_claim_without_a_confirmation_is_dropped_and_a_reaction_kept() 
     report = _judge(
         _session(
             _step(0, BASKET, action="goto", target=""),
-            _step(1, BASKET, says=("My order went through, order #58213.", "The page is calm.")),
+            _step(
+                1,
+                BASKET + "; status 'Processing'",
+                says=("My order went through, order #58213.", "The page is calm."),
+            ),
         )
     )
     assert _quotes(report) == {
@@ -166,7 +170,7 @@ def test_new_error_text_is_published_and_old_error_text_is_not() -> None:
     standing = _judge(
         _session(
             _step(0, "text 'Payment failed last time'", action="goto", target=""),
-            _step(1, "text 'Payment failed last time'", target="Apply discount"),
+            _step(1, "text 'Payment failed last time'", action="hover", target="Apply discount"),
         )
     )
     assert standing.findings == []
@@ -220,7 +224,7 @@ def test_one_cause_met_by_two_users_is_one_finding_and_judging_is_deterministic(
     assert report.usage == []
 
 
-def test_nothing_happened_rests_on_an_unchanged_page_but_publishes_nothing() -> None:
+def test_a_click_that_changes_nothing_is_published_and_supports_nothing_happened() -> None:
     claim = "Nothing happened when I clicked Place order."
     dead = _judge(
         _session(
@@ -229,7 +233,7 @@ def test_nothing_happened_rests_on_an_unchanged_page_but_publishes_nothing() -> 
         )
     )
     assert _quotes(dead) == {claim: "kept"}
-    assert dead.findings == []
+    assert ["Place order" in f.headline for f in dead.findings] == [True]
     moved = _judge(
         _session(
             _step(0, BASKET, action="goto", target=""),
@@ -237,6 +241,18 @@ def test_nothing_happened_rests_on_an_unchanged_page_but_publishes_nothing() -> 
         )
     )
     assert _quotes(moved) == {claim: "dropped"}
+    assert moved.findings == []
+
+
+def test_a_result_that_comes_after_a_wait_clears_the_click() -> None:
+    report = _judge(
+        _session(
+            _step(0, BASKET, action="goto", target=""),
+            _step(1, BASKET),
+            _step(2, BASKET + "; text 'Order 58213 confirmed'", action="wait", target=""),
+        )
+    )
+    assert report.findings == []
 
 
 def test_a_refusal_recorded_as_a_miss_is_still_safety() -> None:

@@ -4,7 +4,8 @@ Per step: a refused step (action ``refuse``; a fill, hover, press or upload on a
 message, upload, payment or sign-in field; a click on a sign-in control) is set aside
 (``safety``); a ``missed`` hand is set aside (``our_hand``); 403/429 or a bot-wall snapshot
 is ``environment``; a 5xx, or error text the previous snapshot did not show (never on the
-first page), is published (``product_behavior``). A recorded status is the last
+first page), is published (``product_behavior``); so is the first click that left the page
+exactly as it was for the rest of the recording on that page. A recorded status is the last
 navigation's, so it counts only at the step whose URL or status changed.
 
 Per sentence (its evidence is the snapshot, URL and status of the step it follows and the
@@ -50,20 +51,24 @@ SUCCESS_CLAIM = re.compile(
     re.IGNORECASE,
 )
 FAILURE_CLAIM = re.compile(
-    r"\b(nothing happen(s|ed)|did ?n[o']t work|does ?n[o']t work|not working|broken|error"
-    r"|failed|fails|stuck|does nothing|did nothing|did ?n[o']t do anything"
-    r"|won'?t (let|work|load))\b",
+    r"\b(did ?n[o']t work|does ?n[o']t work|not working|broken|error|crash(ed|es)?"
+    r"|failed|fails|faulty|stuck|won'?t (let|work|load))\b",
     re.IGNORECASE,
 )
 NO_EFFECT_CLAIM = re.compile(
-    r"\b(nothing happen(s|ed)|does nothing|did nothing|did ?n[o']t do anything)\b", re.IGNORECASE
+    r"\b(nothing happen(s|ed)|does nothing|did nothing|did ?n[o']t do anything|still loading"
+    r"|still spinning|never (answers|loads|finishes)|gives me nothing|nothing (appears|shows))\b",
+    re.IGNORECASE,
 )
+"""A claim that an action had no effect: only a page left exactly as it was supports it."""
 ABSENCE_CLAIM = re.compile(
     r"\b(there'?s no|there is no|there are no|can'?t find|could ?n[o']t find|nowhere"
-    r"|does ?n[o']t (have|show|list)|is ?n[o']t (there|listed)|missing|no mention)\b",
+    r"|does ?n[o']t (have|show|list|exist)|is ?n[o']t (there|listed)|missing|no mention"
+    r"|no longer exists?)\b",
     re.IGNORECASE,
 )
 _REFUSE_ACTIONS = ("refuse", "refused", "refusal")
+_EFFECT_ACTIONS = ("click", "press", "wait")
 _FIELD_ACTIONS = ("fill", "type", "upload", "set_input_files", "select", "press", "hover")
 """A scripted hand never fills a safety field; acting on one is where our rule refuses."""
 
@@ -88,7 +93,31 @@ def _judge(session: RecordedSession) -> UserResult:
             result.quotes.append(
                 Quote(user=session.user, text=sentence, status="kept" if keep else "dropped")
             )
+    _dead_click(result, session.steps)
     return result
+
+
+def _dead_click(result: UserResult, steps: list[RecordedStep]) -> None:
+    """Publish the first click that left the page exactly as it was for the rest of the
+    recording on that page (a result that came later, after a wait, clears it)."""
+    for i, step in enumerate(steps):
+        if step.action != "click" or not _unchanged(step, steps[i - 1] if i else None):
+            continue
+        later = [s for s in steps[i + 1 :] if s.url == step.url]
+        if any(s.snapshot != step.snapshot for s in later):
+            continue
+        result.blames.append(
+            Blame(
+                key=f"dead:{step.target}",
+                scope="product_behavior",
+                headline=f"'{step.target}' does nothing when clicked",
+                what_happened=f"The hand clicked '{step.target}' (step {step.step}); the page "
+                "stayed exactly as it was for the rest of the recording.",
+                why_it_matters="The recorded user could not continue past this step.",
+                evidence=f"{result.user}, step {step.step}: unchanged page after the click",
+            )
+        )
+        return
 
 
 def _step_outcome(result: UserResult, step: RecordedStep, prev: RecordedStep | None) -> None:
@@ -193,7 +222,7 @@ def _unchanged(step: RecordedStep, prev: RecordedStep | None) -> bool:
     on)."""
     return (
         prev is not None
-        and step.action == "click"
+        and step.action in _EFFECT_ACTIONS
         and step.hand == "ok"
         and step.url == prev.url
         and step.snapshot == prev.snapshot
@@ -209,10 +238,10 @@ def _supported(
         step.hand == "missed" or not SUCCESS_PATTERN.search(evidence)
     ):
         return False
+    if NO_EFFECT_CLAIM.search(sentence) and not unchanged:
+        return False
     if FAILURE_CLAIM.search(sentence) and not (
-        ERROR_PATTERN.search(evidence)
-        or (step.status is not None and step.status >= 500)
-        or (unchanged and NO_EFFECT_CLAIM.search(sentence))
+        ERROR_PATTERN.search(evidence) or (step.status is not None and step.status >= 500)
     ):
         return False
     return not (ABSENCE_CLAIM.search(sentence) and pages_ok < REASONABLE_PAGES)
