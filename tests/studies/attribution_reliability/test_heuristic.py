@@ -19,6 +19,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from pairbench.engines._models import Budget, EngineReport, EngineRequest, Persona
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.attribution_reliability._heuristic import HeuristicEngine
+from pairbench.studies.attribution_reliability._heuristic_browse import UserVisit
+from pairbench.studies.attribution_reliability._heuristic_outcome import UserResult
 from pairbench.studies.attribution_reliability._heuristic_rules import RULES_SHA256
 from pairbench.studies.attribution_reliability.site import (
     CaseSite,
@@ -414,3 +416,28 @@ def test_the_same_delay_is_blamed_with_a_wait_shorter_than_it(
 
 def test_the_rules_are_hashed() -> None:
     assert len(RULES_SHA256) == 64 and HeuristicEngine.rules_sha256 == RULES_SHA256
+
+
+def test_a_visit_that_fails_is_reported_and_the_others_still_browse(
+    engine: HeuristicEngine, site: RunningSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = UserVisit.run
+
+    def run(self: UserVisit) -> UserResult:
+        if self.persona.user == "u1":
+            raise RuntimeError("the page went away")
+        return real(self)
+
+    monkeypatch.setattr(UserVisit, "run", run)
+    goal = "You want to order a birthday cake for Saturday."
+    report = engine.scan(
+        EngineRequest(
+            mode="scan",
+            start_url=f"{site.start_url}/ok",
+            personas=[Persona(user="u1", goal=goal), Persona(user="u2", goal=goal)],
+            model_seed=1,
+        )
+    )
+    assert report.status == "failed" and report.runtime_failure
+    assert [(e.kind, e.message) for e in report.errors] == [("internal", "u1: the page went away")]
+    assert [q.user for q in report.quote_pool] == ["u2"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from pairbench.engines._models import EngineReport, EngineRequest
+from pairbench.engines._models import EngineError, EngineReport, EngineRequest
 from pairbench.studies.attribution_reliability._heuristic_browse import UserVisit
 from pairbench.studies.attribution_reliability._heuristic_judge import judge_sessions
 from pairbench.studies.attribution_reliability._heuristic_outcome import (
@@ -99,24 +99,31 @@ class HeuristicEngine:
         owned = self._browser is None
         browser = self._launch() if owned else self._browser
         assert browser is not None
+        results, errors = [], []
         try:
-            results = []
             for persona in request.personas:
                 context = browser.new_context(
                     viewport={"width": 1280, "height": 800}, locale="en-GB", timezone_id="UTC"
                 )
+                visit = UserVisit(
+                    context.new_page(), persona, request.start_url, request.budget, self.settings
+                )
                 try:
-                    page = context.new_page()
-                    visit = UserVisit(
-                        page, persona, request.start_url, request.budget, self.settings
-                    )
                     results.append(visit.run())
+                except Exception as exc:
+                    # The engine's own failure: reported (a runtime failure, scored on what
+                    # was published), and the other users still browse.
+                    errors.append(EngineError(kind="internal", message=f"{persona.user}: {exc}"))
+                    results.append(visit.result)
                 finally:
                     context.close()
         finally:
             if owned:
                 self.close()
-        return merge(results)
+        report = merge(results)
+        if errors:
+            return report.model_copy(update={"status": "failed", "errors": errors})
+        return report
 
     def judge(self, request: EngineRequest) -> EngineReport:
         """Judge the recorded ``request.sessions`` from their snapshots alone (no browser)."""

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from playwright.sync_api import Dialog, Page, Request, Response
 
 _POLL_MS = 100
+_REVEAL_WAIT_S = 0.5
+"""A hover, scroll or opened section shows what it shows at once (CSS, no request)."""
 
 
 _FIELD_TAGS = ("input", "select", "textarea")
@@ -112,21 +114,33 @@ class Act:
     # --- reading --------------------------------------------------------------------
 
     def controls(self) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = self.page.evaluate(js.ENUMERATE)
+        found: list[dict[str, Any]] = self._look(js.ENUMERATE, [])
         return found
 
     def blocks(self) -> list[str]:
-        found: list[str] = self.page.evaluate(js.BLOCKS)
+        found: list[str] = self._look(js.BLOCKS, [])
         return found
 
     def collapsed(self) -> list[int]:
-        found: list[int] = self.page.evaluate(js.COLLAPSED)
+        found: list[int] = self._look(js.COLLAPSED, [])
         return found
 
     def tall(self) -> bool:
-        return bool(
-            self.page.evaluate("() => document.body.scrollHeight > window.innerHeight + 40")
-        )
+        script = "() => document.body.scrollHeight > window.innerHeight + 40"
+        return bool(self._look(script, False))
+
+    def _look(self, script: str, default: Any) -> Any:
+        # A page that navigates by itself (a bot wall reloading) destroys the document
+        # mid-read: read again once it has loaded, else see nothing.
+        for _ in range(2):
+            try:
+                return self.page.evaluate(script)
+            except Exception:
+                try:
+                    self.page.wait_for_load_state("load", timeout=self._timeout())
+                except Exception:
+                    return default
+        return default
 
     # --- acting ---------------------------------------------------------------------
 
@@ -222,7 +236,7 @@ class Act:
             self.page.url,
             len(self.dialogs),
         )
-        self.page.evaluate(js.WATCH)
+        self._look(js.WATCH, None)
         started = time.monotonic()
         try:
             go()
@@ -234,7 +248,7 @@ class Act:
                 missed=True,
                 summary="could not reach the control",
             )
-        wait = 1.0 if quiet else self.settings.no_effect_wait_s
+        wait = _REVEAL_WAIT_S if quiet else self.settings.no_effect_wait_s
         effect = False
         while time.monotonic() - started < wait:
             watch = self._watch()
