@@ -16,6 +16,12 @@ it did not reach (``insufficient_evidence``). ``judge`` mode lives in ``_heurist
 against the design's calibration mechanisms, not tuned on held-out results. It shows that
 the pipeline works and that the metrics discriminate; its scores say nothing about LLM
 judges, and reports label it "reference engine". Cost is "not applicable" (``usage=[]``).
+``RULES_SHA256`` covers the rule data only; the engine identity must also hash these
+``_heuristic*`` sources. It cannot see a link that serves the wrong page, state lost
+between pages, a spinner that never ends after a 200, or a page repeated by pagination;
+it refuses every email field, so a product failure behind one is set aside (``safety``).
+A visit that raises is reported (status ``failed``, an ``internal`` error) with what the
+other users found.
 
 **Usage**::
 
