@@ -25,6 +25,7 @@ from pairbench.engines._models import (
     RecordedSession,
     RecordedStep,
 )
+from pairbench.engines._protocol import AttributionEngine
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.attribution_reliability import _openai_engine
 from pairbench.studies.attribution_reliability._openai_engine import OpenAIEngine
@@ -197,7 +198,7 @@ def test_hands_keep_the_safety_rules(browser_ready: None) -> None:
         away = hands.call("goto", {"url": f"{site.other_origin}/v/{site.slug}"})
         assert away.text.startswith("Refused") and "localhost" in away.text
         link = hands.call("click", {"ref": refs['link "Partner portal"']})
-        assert "Blocked (another origin)" in link.text
+        assert "Blocked, another origin: http://localhost:" in link.text
         assert hands.page.url.startswith(site.start_url)
         assert "Partner portal" in shot
     assert _other_origin_hits(site) == 0
@@ -295,9 +296,24 @@ def test_a_missing_key_is_an_auth_failure(
     assert report.errors[0].message.startswith("auth:") and double.requests == []
 
 
+def test_a_browser_that_cannot_start_is_marked_chromium(
+    double: ChatDouble, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAIRBENCH_CHROMIUM", "/nonexistent/chromium")
+    request = EngineRequest(
+        mode="scan", start_url="http://127.0.0.1:1/v/x", model_seed=1,
+        personas=[Persona(user="u1", goal=GOAL)],
+    )  # fmt: skip
+    report = _engine(double).scan(request)
+    [error] = report.errors
+    assert report.status == "failed" and error.kind == "internal"
+    assert error.message.startswith("chromium:") and double.requests == []
+
+
 def test_settings_are_validated_with_clear_errors() -> None:
     good = {"base_url": "http://127.0.0.1:1/v1/", "model": "m", "max_turns": 20}
     settings = OpenAIEngineSettings.parse(good)
+    assert isinstance(OpenAIEngine(good), AttributionEngine)
     assert settings.base_url == "http://127.0.0.1:1/v1" and settings.turns_for(10) == 13
     assert settings.turns_for(30) == 20 and settings.cost(10, 10) is None
     for bad, word in [

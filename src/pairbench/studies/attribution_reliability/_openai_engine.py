@@ -20,7 +20,8 @@ pairbench's Chat Completions double, which proves the plumbing, not the judgment
 **Failures** are reports, never exceptions: a key or quota rejection before any model call
 succeeded gives ``errors=[{kind: model, message: "auth: ..." | "quota: ..."}]`` (the
 runner's infrastructure); any other model error ``kind: model`` (or ``timeout``), an
-unusable report or check ``kind: parse``, a browser that cannot start ``kind: internal``.
+unusable report or check ``kind: parse``, a browser that cannot start ``kind: internal``
+with a message starting ``chromium:`` (also the runner's infrastructure, if it so decides).
 Whatever was observed before the failure is kept; findings are never made up.
 """
 
@@ -43,7 +44,11 @@ from pairbench.engines._models import (
     ReportUser,
     SetAside,
 )
-from pairbench.studies.attribution_reliability._openai_engine_browser import Browser, Hands
+from pairbench.studies.attribution_reliability._openai_engine_browser import (
+    Browser,
+    BrowserUnavailable,
+    Hands,
+)
 from pairbench.studies.attribution_reliability._openai_engine_model import (
     ModelCalls,
     ModelFailure,
@@ -126,6 +131,8 @@ class OpenAIEngine:
             self._report(calls, run)
         except ModelFailure as failure:
             errors.append(EngineError(kind=failure.kind, message=failure.message))
+        except BrowserUnavailable as exc:
+            errors.append(EngineError(kind="internal", message=str(exc)))
         except Exception as exc:  # the browser or our own code: the engine's runtime failure
             errors.append(EngineError(kind="internal", message=f"{type(exc).__name__}: {exc}"))
         finally:

@@ -78,6 +78,11 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+class BrowserUnavailable(Exception):
+    """Chromium (or Playwright's driver) did not start: the machine's failure, not the
+    engine's judgment; the message starts with ``chromium:``."""
+
+
 class Browser:
     """Headless Debian Chromium for one request; closed (with Playwright's driver) on exit."""
 
@@ -89,13 +94,18 @@ class Browser:
     def __enter__(self) -> Browser:
         from playwright.sync_api import sync_playwright
 
-        self._pw = sync_playwright().start()
+        try:
+            self._pw = sync_playwright().start()
+        except Exception as exc:
+            raise BrowserUnavailable(f"chromium: Playwright did not start: {exc}") from exc
         try:
             self._browser = self._pw.chromium.launch(
                 executable_path=chromium_executable(), headless=True, args=list(CHROMIUM_ARGS)
             )
-        except BaseException:
+        except BaseException as exc:
             self._pw.stop()
+            if isinstance(exc, Exception):
+                raise BrowserUnavailable(f"chromium: the browser did not start: {exc}") from exc
             raise
         return self
 
@@ -200,14 +210,19 @@ class Hands:
         new = [line for line in _plain(now) if line not in before]
         changed = " | ".join(new)[:_OUTCOME_CHARS]
         status = f" (status {self.status})" if self.status and self.status >= 400 else ""
+        notes = [f"Blocked, another origin: {url}" for url in self.blocked[-1:]]
+        for extra in [p for p in self.context.pages if p is not self.page]:
+            # the model drives one page; a new tab is named so it can goto it here
+            notes.append(f"A new tab opened at {extra.url} and was closed")
+            extra.close()
+        self.blocked.clear()
         text = (
             f"{verb}. Page: {self.page.url}{status}.\n"
             + (f"New on the page: {changed}" if changed else "Nothing new appeared on the page.")
-            + (f"\nBlocked (another origin): {self.blocked[-1]}" if self.blocked else "")
+            + "".join(f"\n{note}." for note in notes)
         )
-        self.blocked.clear()
-        outcome = changed or "no visible change"
-        return ToolOutcome(text, Step(target, reached, outcome + status, self.page.url))
+        outcome = "; ".join([changed or "no visible change", *notes]) + status
+        return ToolOutcome(text, Step(target, reached, outcome, self.page.url))
 
     def _tool_goto(self, url: str) -> ToolOutcome:
         absolute = urljoin(self.page.url if self.page.url != "about:blank" else self.start_url, url)
