@@ -46,7 +46,12 @@ from pairbench.studies.attribution_reliability._openai_engine_settings import (
 )
 from pairbench.studies.attribution_reliability.site._kit import CaseSite, SiteContext, page
 from pairbench.studies.attribution_reliability.site._server import RunningSite, serve_site
-from pairbench.testing._chat_double_attribution import AGENT_MARK, CHECK_MARK, REPORT_MARK
+from pairbench.testing._chat_double_attribution import (
+    AGENT_MARK,
+    CHECK_MARK,
+    NOTHING_FOUND,
+    REPORT_MARK,
+)
 from pairbench.testing.chat_double import ChatDouble, decide, start_chat_double
 
 GOAL = "You want to download your invoice for March."
@@ -328,6 +333,13 @@ def test_settings_are_validated_with_clear_errors() -> None:
 
 def test_the_prompts_are_hashed_and_carry_the_doubles_markers() -> None:
     assert hashlib.sha256(SYSTEM_PROMPT.encode()).hexdigest() == SYSTEM_PROMPT_SHA256
+    # pinned: a changed word in a prompt, tool or schema is a new engine, edited on purpose
+    identity = OpenAIEngine({"base_url": "http://127.0.0.1:1/v1", "model": "m"}).identity()
+    assert identity["prompts_sha256"] == (
+        "eda4adc834bb4f013d63a148be007624fe1afef401235afaf123f05e9ec2b62d"
+    )
+    assert identity["system_prompt_sha256"] == SYSTEM_PROMPT_SHA256
+    assert "not-needed" not in json.dumps(identity)
     assert AGENT_MARK in SYSTEM_PROMPT and REPORT_MARK in REPORT_PROMPT
     assert CHECK_MARK in ENDING_CHECK_PROMPT
     assert "email" in SYSTEM_PROMPT and "origin" in SYSTEM_PROMPT
@@ -357,3 +369,29 @@ def test_the_doubles_ending_check_keeps_only_what_the_browser_showed() -> None:
 def test_the_double_answers_other_prompts_as_before() -> None:
     body = {"model": "m", "messages": [{"role": "user", "content": "Hello there"}]}
     assert decide(body) == ("I do not know how to answer that.", [])
+
+
+def test_the_doubles_report_blames_only_error_text_and_its_agent_clicks_only_goal_words() -> None:
+    def report(final: str) -> Any:
+        sessions = {"sessions": [{"user": "u1", "steps": [], "final_snapshot": final}]}
+        user = {"role": "user", "content": f"x\n{json.dumps(sessions)}"}
+        content, _ = decide({"messages": [{"role": "system", "content": REPORT_PROMPT}, user]})
+        return json.loads(content or "{}")
+
+    assert len(report(_ERROR_SNAPSHOT)["findings"]) == 1
+    quiet = report(f"- status [ref=e3]: {READY_TEXT}")
+    assert quiet["findings"] == [] and quiet["set_aside"][0]["reason"] == "insufficient_evidence"
+    messages = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": f"Start URL: http://127.0.0.1:1/v/x\nYour goal: {GOAL}"},
+        {"role": "assistant", "tool_calls": [
+            {"id": "a", "function": {"name": "goto", "arguments": "{}"}},
+            {"id": "b", "function": {"name": "snapshot", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "Opened."},
+        {"role": "tool", "tool_call_id": "b", "content": '- link "Opening hours" [ref=e4]'},
+    ]  # fmt: skip
+    tools = [{"type": "function", "function": {"name": n}} for n in ("goto", "snapshot", "click")]
+    assert decide({"messages": messages, "tools": tools}) == (NOTHING_FOUND, [])
+    messages[-1] = {"role": "tool", "tool_call_id": "b", "content": _ERROR_SNAPSHOT}
+    _, [call] = decide({"messages": messages, "tools": tools})
+    assert call["function"] == {"name": "click", "arguments": '{"ref": "e2"}'}

@@ -57,9 +57,11 @@ from pairbench.studies.attribution_reliability._openai_engine_prompts import (
     ACTIONS,
     ENDING_CHECK_FORMAT,
     ENDING_CHECK_PROMPT,
+    PROMPTS_SHA256,
     REPORT_FORMAT,
     REPORT_PROMPT,
     SYSTEM_PROMPT,
+    SYSTEM_PROMPT_SHA256,
     TOOLS,
     task_message,
 )
@@ -103,6 +105,17 @@ class OpenAIEngine:
     def __init__(self, settings: dict[str, Any]) -> None:
         self.settings = OpenAIEngineSettings.parse(settings)
 
+    def identity(self) -> dict[str, Any]:
+        """What a lock records of this engine: endpoint, model, and the hashes of its words
+        (never the key, only the variable that holds it)."""
+        s = self.settings
+        return {
+            "engine": "openai", "base_url": s.base_url, "model": s.model,
+            "temperature": s.temperature, "max_turns": s.max_turns,
+            "api_key_env": s.api_key_env, "safety_prompt": s.safety_prompt,
+            "system_prompt_sha256": SYSTEM_PROMPT_SHA256, "prompts_sha256": PROMPTS_SHA256,
+        }  # fmt: skip
+
     def scan(self, request: EngineRequest) -> EngineReport:
         """Browse ``request.start_url`` as each persona, then report and check."""
         return self._run(request, browse=True)
@@ -125,7 +138,7 @@ class OpenAIEngine:
             if browse:
                 self._browse(request, calls, run)
             elif not request.sessions:
-                raise ModelFailure("internal", "judge mode needs the recorded sessions")
+                raise ValueError("judge mode needs the recorded sessions")
             else:
                 run.records = [recorded(s) for s in request.sessions]
             self._report(calls, run)
