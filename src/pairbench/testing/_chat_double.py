@@ -21,6 +21,8 @@ the request carries that call's ``tool`` message the answer is read from the JSO
 With no such tool offered it answers "I cannot reach the tracker from here."; an unknown
 prompt gets "I do not know how to answer that." So a broken tool path cannot pass.
 **The browser agent**: mcp-transports-playwright's tier 1, see ``_chat_double_browser``.
+**The attribution engine** (``openai``, recognised by its system prompts): a short browser
+tool loop, a json_schema report and ending checks, see ``_chat_double_attribution``.
 
 **The meta-analysis agent** (the webmcp-vs-pdf study's common prompt: a REML fit, a refit
 "excluding record <id>", Egger's test with a registered rule and a "Required shape:" JSON).
@@ -64,6 +66,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from pairbench._model import Frozen
+from pairbench.testing._chat_double_attribution import attribution
 from pairbench.testing._chat_double_browser import browse
 from pairbench.testing._chat_double_llama import LlamaState
 from pairbench.testing._chat_double_meta import _META_PROMPT, _meta_analysis, _text
@@ -146,6 +149,9 @@ def decide(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
     meta = _META_PROMPT.search(prompt)
     if meta is not None:
         return _meta_analysis(meta, messages, offered)
+    attributed = attribution(messages, offered)
+    if attributed is not None:
+        return attributed
     browsed = browse(prompt, messages, offered)
     if browsed is not None:
         return browsed
