@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urlencode, urljoin, urlsplit
 
 import httpx
-from playwright.sync_api import Browser, Page, Response
+from playwright.sync_api import Browser, Page, Response, sync_playwright
 
+from pairbench.fixtures._webmcp import CHROMIUM_ARGS, chromium_executable
 from pairbench.studies.attribution_reliability._manifest import MANIFEST_WORDS, Case
 from pairbench.studies.attribution_reliability.site import NOINDEX, RunningSite
 
@@ -46,6 +49,35 @@ class Crawl:
     """Rendered DOM per page URL (Chromium only)."""
     hidden_targets: list[str] = field(default_factory=list)
     """Target-term text no hover or click revealed (Chromium only)."""
+
+
+@contextmanager
+def warm_browser() -> Iterator[Browser]:
+    """Headless Debian Chromium for a module's tests, closed at the end.
+
+    Chromium starts its helper processes with the first page: they are started here, so
+    the suite's leftover-process guard counts them as the fixture's, not a test's."""
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(
+            executable_path=chromium_executable(), headless=True, args=list(CHROMIUM_ARGS)
+        )
+        try:
+            warm = launched.new_context()
+            warm.new_page().goto("data:text/html,<p>ready</p>")
+            warm.close()
+            yield launched
+        finally:
+            launched.close()
+
+
+@contextmanager
+def fresh_page(browser: Browser) -> Iterator[Page]:
+    """A page in its own context (no cookies shared between tests), closed at the end."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 def _words(term: str) -> str:
@@ -361,4 +393,13 @@ def dumps(problems: list[str]) -> str:
     return json.dumps(problems, indent=1)
 
 
-__all__ = ["Capture", "Crawl", "crawl_chromium", "crawl_httpx", "goal_problems", "label_problems"]
+__all__ = [
+    "Capture",
+    "Crawl",
+    "crawl_chromium",
+    "crawl_httpx",
+    "fresh_page",
+    "goal_problems",
+    "label_problems",
+    "warm_browser",
+]

@@ -7,11 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from pairbench.fixtures._webmcp import CHROMIUM_ARGS, chromium_executable
 from pairbench.studies.attribution_reliability._manifest import Case, load_cases
 from pairbench.studies.attribution_reliability.site import (
     CaseSite,
@@ -24,7 +23,13 @@ from pairbench.studies.attribution_reliability.site import (
 
 sys.path.insert(0, str(Path(__file__).parent))  # site_crawl, beside this module
 
-from site_crawl import crawl_chromium, crawl_httpx, goal_problems, label_problems  # noqa: E402
+from site_crawl import (  # noqa: E402
+    crawl_chromium,
+    crawl_httpx,
+    goal_problems,
+    label_problems,
+    warm_browser,
+)
 
 CASES = load_cases()
 EVERY = list(CASES.values())
@@ -32,19 +37,8 @@ EVERY = list(CASES.values())
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(
-            executable_path=chromium_executable(), headless=True, args=list(CHROMIUM_ARGS)
-        )
-        try:
-            # Chromium starts its helper processes with the first page: start them here,
-            # so the suite's leftover-process guard sees them as the fixture's own.
-            warm = launched.new_context()
-            warm.new_page().goto("data:text/html,<p>ready</p>")
-            warm.close()
-            yield launched
-        finally:
-            launched.close()
+    with warm_browser() as launched:
+        yield launched
 
 
 def test_the_manifest_has_cases() -> None:

@@ -165,7 +165,7 @@ def build_t08(ctx: SiteContext) -> CaseSite:
         nav=(("Volunteer", "/volunteer"), ("Open days", "/open-days"), ("About", "/about")),
     )
     guide = "".join(
-        f"<h3>{t}</h3><p style='margin-bottom:16rem'>{x}</p>"
+        f"<h3>{t}</h3><p style='margin-bottom:42rem'>{x}</p>"
         for t, x in (
             ("Tools", "Tools live in the green shed; please clean them before you put them back."),
             ("Watering", "Water early or late in the day, at the roots, never the leaves."),
