@@ -174,7 +174,9 @@ def crawl_httpx(site: RunningSite) -> Crawl:
                 continue
             text = response.text if _is_text(response.headers.get("content-type", "")) else ""
             out.captures.append(
-                Capture("httpx", method, url, response.status_code, list(response.headers.items()), text)
+                Capture(
+                    "httpx", method, url, response.status_code, list(response.headers.items()), text
+                )
             )
             out.cookies += response.headers.get_list("set-cookie")
             if "location" in response.headers:
@@ -215,6 +217,11 @@ def _next_requests(url: str, text: str) -> list[tuple[str, str, str | None]]:
     return found
 
 
+_SHOWN = (
+    "el.checkVisibility({checkVisibilityCSS: true, visibilityProperty: true})"
+    " && !el.closest('[aria-hidden=\"true\"]')"
+)
+
 _VISIBILITY_JS = """(terms) => {
   const hits = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -223,15 +230,16 @@ _VISIBILITY_JS = """(terms) => {
     const text = n.textContent.replace(/\\s+/g, ' ');
     const el = n.parentElement;
     if (!el || ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) continue;
-    if (!terms.some((t) => new RegExp('(^|[^A-Za-z0-9])' + t + '($|[^A-Za-z0-9])', 'i').test(text))) continue;
-    const shown = el.checkVisibility({checkVisibilityCSS: true, visibilityProperty: true}) && !el.closest('[aria-hidden="true"]');
+    const word = (t) => new RegExp('(^|[^A-Za-z0-9])' + t + '($|[^A-Za-z0-9])', 'i');
+    if (!terms.some((t) => word(t).test(text))) continue;
+    const shown = SHOWN;
     if (!shown) { el.setAttribute('data-pb-probe', String(i)); hits.push(text.trim()); i++; }
   }
   return hits;
-}"""
+}""".replace("SHOWN", _SHOWN)
 
-_SHOWN_JS = """(i) => { const el = document.querySelector('[data-pb-probe="' + i + '"]');
-  return !!el && el.checkVisibility({checkVisibilityCSS: true, visibilityProperty: true}) && !el.closest('[aria-hidden="true"]'); }"""
+_SHOWN_JS = f"""(i) => {{ const el = document.querySelector('[data-pb-probe="' + i + '"]');
+  return !!el && {_SHOWN}; }}"""
 
 _TRIGGERS_JS = """([mode, i]) => { const out = []; let k = 0;
   const probe = document.querySelector('[data-pb-probe="' + i + '"]');
@@ -358,7 +366,11 @@ def label_problems(case: Case, every_case: list[Case], crawl: Crawl) -> list[str
     for cap in crawl.captures:
         where = f"{cap.via} {cap.method} {cap.url} ({cap.status})"
         route = urlsplit(cap.url)
-        check(f"{where} route", re.sub(r"[^A-Za-z0-9]+", " ", f"{route.path} {route.query}"), target_free=True)
+        check(
+            f"{where} route",
+            re.sub(r"[^A-Za-z0-9]+", " ", f"{route.path} {route.query}"),
+            target_free=True,
+        )
         for name, value in cap.headers:
             check(f"{where} header {name}", f"{name}: {value}", target_free=True)
         if not any(n.lower() == "x-robots-tag" and v == NOINDEX for n, v in cap.headers):
@@ -370,8 +382,11 @@ def label_problems(case: Case, every_case: list[Case], crawl: Crawl) -> list[str
                 problems.append(f"{where}: no robots meta tag")
             parsed = _Page()
             parsed.feed(cap.body)
-            for kind, parts in (("script/style", parsed.scripts), ("attribute", parsed.attributes),
-                                ("comment", parsed.comments)):
+            for kind, parts in (
+                ("script/style", parsed.scripts),
+                ("attribute", parsed.attributes),
+                ("comment", parsed.comments),
+            ):
                 for part in parts:
                     check(f"{where} {kind}", part, target_free=True)
     for cookie in crawl.cookies:
@@ -385,7 +400,9 @@ def label_problems(case: Case, every_case: list[Case], crawl: Crawl) -> list[str
 def goal_problems(case: Case, every_case: list[Case]) -> list[str]:
     """A goal obeys the deny-list and names no target term."""
     problems = [f"goal says {w!r}" for w in denied(case.goal, deny_patterns(case, every_case))]
-    problems += [f"goal names {t!r}" for t in case.target_terms if term_pattern(t).search(case.goal)]
+    problems += [
+        f"goal names {t!r}" for t in case.target_terms if term_pattern(t).search(case.goal)
+    ]
     return problems
 
 

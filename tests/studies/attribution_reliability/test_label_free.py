@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser
@@ -20,10 +18,7 @@ from pairbench.studies.attribution_reliability.site import (
     serve_case,
     serve_site,
 )
-
-sys.path.insert(0, str(Path(__file__).parent))  # site_crawl, beside this module
-
-from site_crawl import (  # noqa: E402
+from studies.attribution_reliability.site_crawl import (
     crawl_chromium,
     crawl_httpx,
     goal_problems,

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
 
 from pairbench.studies.attribution_reliability.site import RunningSite, serve_case
-
-sys.path.insert(0, str(Path(__file__).parent))  # site_crawl, beside this module
-
-from site_crawl import fresh_page, warm_browser  # noqa: E402
+from studies.attribution_reliability.site_crawl import fresh_page, warm_browser
 
 pytestmark = pytest.mark.slow  # needs a browser (the project's meaning of slow)
 

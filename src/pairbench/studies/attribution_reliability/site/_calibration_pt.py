@@ -9,7 +9,12 @@ import re
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from pairbench.studies.attribution_reliability.site._kit import CaseSite, SiteBuilder, SiteContext, esc
+from pairbench.studies.attribution_reliability.site._kit import (
+    CaseSite,
+    SiteBuilder,
+    SiteContext,
+    esc,
+)
 from pairbench.studies.attribution_reliability.site._skin import Skin, form_fields
 
 
@@ -67,7 +72,8 @@ def build_cp02(ctx: SiteContext) -> CaseSite:
         err = f"<p class='err'>{esc(error)}</p>" if error else ""
         return (
             f"<h1>Stay with us</h1>{err}<form method='post' action='{ctx.url('/stay')}'>"
-            f"<label for='a'>Your name</label><input id='a' name='a' value='{esc(values.get('a', ''))}'>"
+            "<label for='a'>Your name</label>"
+            f"<input id='a' name='a' value='{esc(values.get('a', ''))}'>"
             "<label for='b'>Email for your confirmation</label>"
             f"<input id='b' name='b' value='{esc(values.get('b', ''))}'>"
             "<label for='c'>Nights</label><select id='c' name='c'><option>1</option>"
@@ -91,7 +97,9 @@ def build_cp02(ctx: SiteContext) -> CaseSite:
             "": skin.handler(
                 ctx, "Home", "<h1>Sleep under the pines</h1><p>Tent pitches from £18 a night.</p>"
             ),
-            "/pitches": skin.handler(ctx, "Pitches", "<h1>Pitches</h1><p>Thirty grass pitches.</p>"),
+            "/pitches": skin.handler(
+                ctx, "Pitches", "<h1>Pitches</h1><p>Thirty grass pitches.</p>"
+            ),
             "/stay": stay,
             "POST /stay": submit,
             **skin.ordinary(ctx, about="A farm that grew a campsite."),

@@ -35,7 +35,11 @@ def build_p01(ctx: SiteContext) -> CaseSite:
         nav=(("Cakes", "/cakes"), ("About", "/about"), ("Contact", "/contact")),
         footer="14 Mill Lane · open Tuesday to Sunday",
     )
-    cakes = (("lemon", "Lemon drizzle", 28), ("choc", "Chocolate fudge", 32), ("vic", "Victoria sponge", 26))
+    cakes = (
+        ("lemon", "Lemon drizzle", 28),
+        ("choc", "Chocolate fudge", 32),
+        ("vic", "Victoria sponge", 26),
+    )
     cards = "".join(
         f'<div class="card"><h3>{name}</h3><p>Serves 12 · £{price}</p>'
         f'<a class="btn" href="{ctx.url("/checkout")}?cake={key}">Choose this cake</a></div>'
@@ -45,10 +49,12 @@ def build_p01(ctx: SiteContext) -> CaseSite:
     # before sending anything: no request, no change on the page.
     script = (
         "<script>var session = null;"
-        "document.getElementById('f').addEventListener('submit', function (e) { e.preventDefault(); });"
+        "document.getElementById('f').addEventListener('submit', function (e) {"
+        "  e.preventDefault(); });"
         "document.getElementById('go').addEventListener('click', function () {"
         "  if (!session) { return; }"
-        f"  fetch('{ctx.url('/orders')}', {{method: 'POST', body: new FormData(document.getElementById('f'))}})"
+        f"  fetch('{ctx.url('/orders')}', {{method: 'POST',"
+        "    body: new FormData(document.getElementById('f'))})"
         f"    .then(function () {{ location.href = '{ctx.url('/thanks')}'; }});"
         "});</script>"
     )
@@ -106,8 +112,10 @@ def build_p02(ctx: SiteContext) -> CaseSite:
         )
         return (
             f"<h1>Book a service</h1>{err}<form method='post' action='{ctx.url('/book')}'>"
-            f"<label for='n'>Your name</label><input id='n' name='n' value='{esc(values.get('n', ''))}'>"
-            f"<label for='t'>Phone</label><input id='t' name='t' value='{esc(values.get('t', ''))}'>"
+            "<label for='n'>Your name</label>"
+            f"<input id='n' name='n' value='{esc(values.get('n', ''))}'>"
+            "<label for='t'>Phone</label>"
+            f"<input id='t' name='t' value='{esc(values.get('t', ''))}'>"
             "<label for='s'>Service</label><select id='s' name='s'><option>Standard service"
             "</option><option>Full service</option><option>Puncture repair</option></select>"
             f"<label for='d'>Drop-off day</label><select id='d' name='d'>{days}</select>"

@@ -53,7 +53,9 @@ def build_p06(ctx: SiteContext) -> CaseSite:
             "/book/details": skin.handler(
                 ctx, "Your details", "<h1>Your details</h1><p>Step 2 of 3.</p>"
             ),
-            **skin.ordinary(ctx, about="Dr Okafor and team have cared for local smiles for 20 years."),
+            **skin.ordinary(
+                ctx, about="Dr Okafor and team have cared for local smiles for 20 years."
+            ),
         }
     )
 
@@ -182,13 +184,9 @@ def build_p09(ctx: SiteContext) -> CaseSite:
         rows = "".join(
             f"<div class='card'><strong>{esc(t)}</strong> · {esc(a)} · £4</div>" for t, a in _BOOKS
         )
-        links = " ".join(
-            f"<a href='{ctx.url('/books')}?p={n}'>{n}</a>" for n in (1, 2, 3)
-        )
+        links = " ".join(f"<a href='{ctx.url('/books')}?p={n}'>{n}</a>" for n in (1, 2, 3))
         after = (
-            f" <a href='{ctx.url('/books')}?p={number + 1}'>Next page →</a>"
-            if number < 3
-            else ""
+            f" <a href='{ctx.url('/books')}?p={number + 1}'>Next page →</a>" if number < 3 else ""
         )
         main = (
             f"<h1>In stock now</h1><p class='note'>Page {number} of 3 · 30 books</p>{rows}"

@@ -50,9 +50,7 @@ class Skin:
     def render(self, ctx: SiteContext, title: str, main: str, *, head: str = "") -> str:
         """A whole page: the business's header and footer around ``main`` (trusted markup)."""
         links = "".join(f'<a href="{ctx.url(p)}">{esc(label)}</a>' for label, p in self.nav)
-        header = (
-            f'<header><a class="brand" href="{ctx.url()}">{esc(self.name)}</a>{links}</header>'
-        )
+        header = f'<header><a class="brand" href="{ctx.url()}">{esc(self.name)}</a>{links}</header>'
         foot = f"<footer>{esc(self.name)} · {esc(self.footer or self.tagline)}</footer>"
         style = f"<style>:root{{--c:{self.colour}}}{_CSS}</style>{head}"
         return page(f"{title} · {self.name}", f"{header}<main>{main}</main>{foot}", head=style)

@@ -109,8 +109,10 @@ def build_t02(ctx: SiteContext) -> CaseSite:
             return JSONResponse({"text": "Please fill in both names so we know who's coming."})
         who, dog, treatment, day, time = (str(v)[:40] for v in values)
         return JSONResponse(
-            {"text": f"All set, {who}: {dog} is booked for a {treatment.lower()} on {day} "
-             f"({time.lower()}). See you then!"}
+            {
+                "text": f"All set, {who}: {dog} is booked for a {treatment.lower()} on {day} "
+                f"({time.lower()}). See you then!"
+            }
         )
 
     return CaseSite(
@@ -133,22 +135,89 @@ def build_t02(ctx: SiteContext) -> CaseSite:
 
 
 _SHELVES = (
-    "Lamps", "Cushions", "Throws", "Rugs", "Mirrors", "Vases", "Candles", "Baskets",
-    "Bedding", "Towels", "Mugs", "Plates", "Bowls", "Glassware", "Cutlery", "Linen",
-    "Planters", "Frames", "Clocks", "Hooks", "Shelves", "Stools", "Side tables", "Trays",
-    "Storage", "Doormats", "Curtains", "Blinds", "Bath mats", "Soap dishes",
+    "Lamps",
+    "Cushions",
+    "Throws",
+    "Rugs",
+    "Mirrors",
+    "Vases",
+    "Candles",
+    "Baskets",
+    "Bedding",
+    "Towels",
+    "Mugs",
+    "Plates",
+    "Bowls",
+    "Glassware",
+    "Cutlery",
+    "Linen",
+    "Planters",
+    "Frames",
+    "Clocks",
+    "Hooks",
+    "Shelves",
+    "Stools",
+    "Side tables",
+    "Trays",
+    "Storage",
+    "Doormats",
+    "Curtains",
+    "Blinds",
+    "Bath mats",
+    "Soap dishes",
 )
 _TOWNS = (
-    "Leeds", "York", "Bristol", "Bath", "Norwich", "Exeter", "Chester", "Durham",
-    "Lincoln", "Oxford", "Cambridge", "Brighton", "Hull", "Derby", "Preston", "Ely",
-    "Truro", "Wells", "Ripon", "Carlisle",
+    "Leeds",
+    "York",
+    "Bristol",
+    "Bath",
+    "Norwich",
+    "Exeter",
+    "Chester",
+    "Durham",
+    "Lincoln",
+    "Oxford",
+    "Cambridge",
+    "Brighton",
+    "Hull",
+    "Derby",
+    "Preston",
+    "Ely",
+    "Truro",
+    "Wells",
+    "Ripon",
+    "Carlisle",
 )
 _ABOUT = (
-    "Our story", "Makers", "Journal", "Sustainability", "Press", "Careers", "Wholesale",
-    "Gift cards", "Stockists", "Events", "Workshops", "Newsletter archive", "Accessibility",
-    "Cookies", "Terms", "Privacy", "Sizing guide", "Care guide", "Contact", "Store finder",
-    "Delivery", "Gift wrapping", "Corporate gifts", "Student discount", "Trade accounts",
-    "Size charts", "Fabric care", "Track an order", "Sitemap",
+    "Our story",
+    "Makers",
+    "Journal",
+    "Sustainability",
+    "Press",
+    "Careers",
+    "Wholesale",
+    "Gift cards",
+    "Stockists",
+    "Events",
+    "Workshops",
+    "Newsletter archive",
+    "Accessibility",
+    "Cookies",
+    "Terms",
+    "Privacy",
+    "Sizing guide",
+    "Care guide",
+    "Contact",
+    "Store finder",
+    "Delivery",
+    "Gift wrapping",
+    "Corporate gifts",
+    "Student discount",
+    "Trade accounts",
+    "Size charts",
+    "Fabric care",
+    "Track an order",
+    "Sitemap",
 )
 
 
@@ -230,8 +299,12 @@ def _delayed_lookup(ctx: SiteContext, *, seconds: float) -> CaseSite:
         parts = request.query_params.get("q", "").split("/")
         day = parts[2] if len(parts) == 3 and parts[2] in ("Friday", "Saturday") else "Friday"
         return JSONResponse(
-            {"rows": [f"{day} · departs {t} · arrives {a}" for t, a in
-                      (("06:45", "07:30"), ("07:45", "08:30"), ("08:45", "09:30"))]}
+            {
+                "rows": [
+                    f"{day} · departs {t} · arrives {a}"
+                    for t, a in (("06:45", "07:30"), ("07:45", "08:30"), ("08:45", "09:30"))
+                ]
+            }
         )
 
     return CaseSite(

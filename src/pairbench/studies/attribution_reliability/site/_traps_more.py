@@ -106,7 +106,9 @@ def build_t06(ctx: SiteContext) -> CaseSite:
                 "Home",
                 "<h1>Hi, Chris</h1><p>Your next class: Circuits, Thursday 18:00.</p>",
             ),
-            "/classes": skin.handler(ctx, "Classes", "<h1>Classes</h1><p>Circuits, spin, yoga.</p>"),
+            "/classes": skin.handler(
+                ctx, "Classes", "<h1>Classes</h1><p>Circuits, spin, yoga.</p>"
+            ),
             "/settings": settings,
             "/settings/reminders": read,
             "POST /settings/reminders": write,
@@ -124,8 +126,11 @@ def build_t07(ctx: SiteContext) -> CaseSite:
     )
     faq = (
         ("What should I wear?", "Clothes that can get wet, and shoes you can paddle in."),
-        ("Can children paddle with us?", "Yes. Children aged 8 and over can share a double "
-         "kayak with an adult; the minimum age for a solo kayak is 14."),
+        (
+            "Can children paddle with us?",
+            "Yes. Children aged 8 and over can share a double "
+            "kayak with an adult; the minimum age for a solo kayak is 14.",
+        ),
         ("Do I need to be able to swim?", "Yes, 25 metres. Everyone wears a buoyancy aid."),
         ("What if it rains?", "We paddle in the rain; we cancel only for high water."),
     )
