@@ -1,31 +1,25 @@
-"""Crawl a running case site (httpx and real Chromium) and check it is label-free.
+"""Crawl a running case site and check it is label-free.
 
-``crawl_httpx`` follows links, forms and script URLs from the start page; ``crawl_chromium``
-visits the same site in headless Chromium and records every response, the cookies and the
-rendered DOM. ``label_problems`` checks both against the deny-list (class and truth names,
-case ids, descriptions, ``MANIFEST_WORDS``, the case's ``forbidden_terms``) and checks that
-a target term appears only as visible UI text. An empty list means the site is clean.
+``crawl_httpx`` follows links, forms and script URLs from the start page;
+``site_crawl_chromium.crawl_chromium`` visits the site in headless Chromium. ``label_problems``
+checks either crawl against the deny-list (class and truth names, case ids, descriptions,
+``MANIFEST_WORDS``, the case's ``forbidden_terms``) and checks that a target term appears
+only as visible UI text. An empty list means the site is clean.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urlencode, urljoin, urlsplit
 
 import httpx
-from playwright.sync_api import Browser, Page, Response, sync_playwright
 
-from pairbench.fixtures._webmcp import CHROMIUM_ARGS, chromium_executable
 from pairbench.studies.attribution_reliability._manifest import MANIFEST_WORDS, Case
 from pairbench.studies.attribution_reliability.site import NOINDEX, RunningSite
 
 _MAX_REQUESTS = 80
-_MAX_PAGES = 20
 _TEXT_TYPES = ("text/", "application/json", "application/javascript")
 
 
@@ -51,43 +45,14 @@ class Crawl:
     """Target-term text no hover or click revealed (Chromium only)."""
 
 
-@contextmanager
-def warm_browser() -> Iterator[Browser]:
-    """Headless Debian Chromium for a module's tests, closed at the end.
-
-    Chromium starts its helper processes with the first page: they are started here, so
-    the suite's leftover-process guard counts them as the fixture's, not a test's."""
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(
-            executable_path=chromium_executable(), headless=True, args=list(CHROMIUM_ARGS)
-        )
-        try:
-            warm = launched.new_context()
-            warm.new_page().goto("data:text/html,<p>ready</p>")
-            warm.close()
-            yield launched
-        finally:
-            launched.close()
-
-
-@contextmanager
-def fresh_page(browser: Browser) -> Iterator[Page]:
-    """A page in its own context (no cookies shared between tests), closed at the end."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def _words(term: str) -> str:
+def words(term: str) -> str:
     return r"\s+".join(re.escape(w) for w in term.split())
 
 
 def term_pattern(term: str, *, case_sensitive: bool = False) -> re.Pattern[str]:
     """``term`` as a whole word (letters and digits are the word characters)."""
     flags = 0 if case_sensitive else re.IGNORECASE
-    return re.compile(rf"(?<![A-Za-z0-9]){_words(term)}(?![A-Za-z0-9])", flags)
+    return re.compile(rf"(?<![A-Za-z0-9]){words(term)}(?![A-Za-z0-9])", flags)
 
 
 def deny_patterns(case: Case, every_case: list[Case]) -> list[re.Pattern[str]]:
@@ -150,7 +115,7 @@ class _Page(HTMLParser):
 _SCRIPT_URL = re.compile(r"""['"`]((?:https?://(?:127\.0\.0\.1|localhost):\d+)?/v/[^'"`\s]*)""")
 
 
-def _same_site(url: str, site: RunningSite) -> bool:
+def same_site(url: str, site: RunningSite) -> bool:
     parts = urlsplit(url)
     main, other = urlsplit(site.start_url), urlsplit(site.other_origin)
     return parts.netloc in (main.netloc, other.netloc) and parts.path.startswith(f"/v/{site.slug}")
@@ -165,14 +130,14 @@ def crawl_httpx(site: RunningSite) -> Crawl:
     with httpx.Client(timeout=10.0, follow_redirects=False, limits=limits) as client:
         while queue and len(seen) < _MAX_REQUESTS:
             method, url, body = queue.pop(0)
-            if (method, url) in seen or not _same_site(url, site):
+            if (method, url) in seen or not same_site(url, site):
                 continue
             seen.add((method, url))
             try:
                 response = client.request(method, url, content=body, headers=_ctype(body))
             except httpx.TimeoutException:
                 continue
-            text = response.text if _is_text(response.headers.get("content-type", "")) else ""
+            text = response.text if is_text(response.headers.get("content-type", "")) else ""
             out.captures.append(
                 Capture(
                     "httpx", method, url, response.status_code, list(response.headers.items()), text
@@ -194,7 +159,7 @@ def _ctype(body: str | None) -> dict[str, str]:
     return {"content-type": "application/x-www-form-urlencoded"}
 
 
-def _is_text(content_type: str) -> bool:
+def is_text(content_type: str) -> bool:
     return any(content_type.startswith(t) for t in _TEXT_TYPES)
 
 
@@ -215,137 +180,6 @@ def _next_requests(url: str, text: str) -> list[tuple[str, str, str | None]]:
             target = urljoin(url, path)
             found += [("GET", target, None), ("POST", target, "{}")]
     return found
-
-
-_SHOWN = (
-    "el.checkVisibility({checkVisibilityCSS: true, visibilityProperty: true})"
-    " && !el.closest('[aria-hidden=\"true\"]')"
-)
-
-_VISIBILITY_JS = """(terms) => {
-  const hits = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  let i = 0;
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const text = n.textContent.replace(/\\s+/g, ' ');
-    const el = n.parentElement;
-    if (!el || ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) continue;
-    const word = (t) => new RegExp('(^|[^A-Za-z0-9])' + t + '($|[^A-Za-z0-9])', 'i');
-    if (!terms.some((t) => word(t).test(text))) continue;
-    const shown = SHOWN;
-    if (!shown) { el.setAttribute('data-pb-probe', String(i)); hits.push(text.trim()); i++; }
-  }
-  return hits;
-}""".replace("SHOWN", _SHOWN)
-
-_SHOWN_JS = f"""(i) => {{ const el = document.querySelector('[data-pb-probe="' + i + '"]');
-  return !!el && {_SHOWN}; }}"""
-
-_TRIGGERS_JS = """([mode, i]) => { const out = []; let k = 0;
-  const probe = document.querySelector('[data-pb-probe="' + i + '"]');
-  const near = new Set();
-  for (let a = probe; a; a = a.parentElement) {
-    near.add(a);
-    for (let s = a.previousElementSibling; s; s = s.previousElementSibling) near.add(s);
-  }
-  for (const el of document.querySelectorAll('body *')) {
-    if (!el.checkVisibility() || ['SCRIPT', 'STYLE'].includes(el.tagName)) continue;
-    const href = el.getAttribute('href') || '';
-    const clicky = ['BUTTON', 'SUMMARY'].includes(el.tagName) || el.hasAttribute('role')
-      || getComputedStyle(el).cursor === 'pointer' || (el.tagName === 'A' && href.startsWith('#'));
-    const leaves = (el.tagName === 'A' && !href.startsWith('#')) || el.type === 'submit';
-    if (mode === 'hover' ? !near.has(el) : !clicky || leaves) continue;
-    el.setAttribute('data-pb-t', String(k)); out.push(k); k++;
-  }
-  return out.slice(0, 120); }"""
-
-# Hover reveals come from an ancestor or an earlier sibling of the hidden text (CSS
-# ``:hover`` menus); click reveals from anything clickable that stays on the page.
-
-
-def _still_hidden(page: Page, url: str, terms: list[str]) -> list[str]:
-    """Target text hidden on ``url`` that no hover and no click on the page reveals."""
-    hidden: list[str] = page.evaluate(_VISIBILITY_JS, terms)
-    left = []
-    for i, text in enumerate(hidden):
-        if not _revealed(page, url, terms, i):
-            left.append(text)
-    return left
-
-
-def _revealed(page: Page, url: str, terms: list[str], i: int) -> bool:
-    for mode in ("hover", "click"):
-        page.goto(url, wait_until="load")
-        page.evaluate(_VISIBILITY_JS, terms)
-        for k in page.evaluate(_TRIGGERS_JS, [mode, i]):
-            target = page.locator(f'[data-pb-t="{k}"]')
-            try:
-                target.hover(timeout=500) if mode == "hover" else target.click(timeout=500)
-            except Exception:  # an element covered or detached: try the next one
-                continue
-            if page.url.split("#")[0] != url.split("#")[0]:
-                break
-            if page.evaluate(_SHOWN_JS, i):
-                return True
-    return False
-
-
-def crawl_chromium(site: RunningSite, browser: Browser, target_terms: list[str]) -> Crawl:
-    """The site as a browser sees it: every response, cookies and the rendered DOM of each
-    page reached by links and GET forms from the start page."""
-    out = Crawl()
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        responses: list[Response] = []
-        page.on("response", lambda r: responses.append(r))
-        terms = [_words(t) for t in target_terms]
-        queue, visited = [site.start_url], set[str]()
-        while queue and len(visited) < _MAX_PAGES:
-            url = queue.pop(0)
-            if url in visited or not _same_site(url, site):
-                continue
-            visited.add(url)
-            try:
-                page.goto(url, wait_until="load", timeout=15000)
-                page.wait_for_timeout(300)
-            except Exception:  # a page that never settles is still checked as far as it got
-                pass
-            out.captures += [_capture(r) for r in responses]
-            responses.clear()
-            out.doms[page.url] = page.content()
-            out.cookies.append(str(page.evaluate("document.cookie")))
-            links: list[str] = page.evaluate(
-                "() => [...document.querySelectorAll('a[href]')].map((a) => a.href)"
-                ".concat([...document.querySelectorAll('form')].filter((f) => f.method === 'get')"
-                ".map((f) => f.action))"
-            )
-            queue += [link.split("#")[0] for link in links]
-            out.hidden_targets += _still_hidden(page, page.url, terms) if terms else []
-        out.cookies += [f"{c['name']}={c['value']}" for c in context.cookies()]
-        out.captures += [_capture(r) for r in responses]
-    finally:
-        context.close()
-    return out
-
-
-def _capture(response: Response) -> Capture:
-    headers = response.headers_array()
-    body = ""
-    ctype = response.headers.get("content-type", "")
-    if _is_text(ctype) and not 300 <= response.status < 400:
-        try:
-            body = response.text()
-        except Exception:  # a body the browser no longer holds (navigated away)
-            body = ""
-    return Capture(
-        "chromium",
-        response.request.method,
-        response.url,
-        response.status,
-        [(h["name"], h["value"]) for h in headers],
-        body,
-    )
 
 
 def label_problems(case: Case, every_case: list[Case], crawl: Crawl) -> list[str]:
@@ -406,17 +240,15 @@ def goal_problems(case: Case, every_case: list[Case]) -> list[str]:
     return problems
 
 
-def dumps(problems: list[str]) -> str:
-    return json.dumps(problems, indent=1)
-
-
 __all__ = [
     "Capture",
     "Crawl",
-    "crawl_chromium",
     "crawl_httpx",
-    "fresh_page",
+    "deny_patterns",
     "goal_problems",
+    "is_text",
     "label_problems",
-    "warm_browser",
+    "same_site",
+    "term_pattern",
+    "words",
 ]

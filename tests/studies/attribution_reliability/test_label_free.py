@@ -18,13 +18,8 @@ from pairbench.studies.attribution_reliability.site import (
     serve_case,
     serve_site,
 )
-from studies.attribution_reliability.site_crawl import (
-    crawl_chromium,
-    crawl_httpx,
-    goal_problems,
-    label_problems,
-    warm_browser,
-)
+from studies.attribution_reliability.site_crawl import crawl_httpx, goal_problems, label_problems
+from studies.attribution_reliability.site_crawl_chromium import crawl_chromium, warm_browser
 
 CASES = load_cases()
 EVERY = list(CASES.values())

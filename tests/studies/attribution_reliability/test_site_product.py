@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from pairbench.studies.attribution_reliability.site import RunningSite, serve_case
-from studies.attribution_reliability.site_crawl import fresh_page, warm_browser
+from studies.attribution_reliability.site_crawl_chromium import fresh_page, warm_browser
 
 pytestmark = pytest.mark.slow  # needs a browser (the project's meaning of slow)
 
