@@ -11,6 +11,7 @@ from starlette.responses import HTMLResponse, Response
 
 from pairbench.studies.attribution_reliability._manifest import Case, load_cases
 from pairbench.studies.attribution_reliability.site import (
+    NOINDEX,
     CaseSite,
     SiteBuilder,
     SiteContext,
@@ -18,7 +19,13 @@ from pairbench.studies.attribution_reliability.site import (
     serve_case,
     serve_site,
 )
-from studies.attribution_reliability.site_crawl import crawl_httpx, goal_problems, label_problems
+from studies.attribution_reliability.site_crawl import (
+    Capture,
+    Crawl,
+    crawl_httpx,
+    goal_problems,
+    label_problems,
+)
 from studies.attribution_reliability.site_crawl_chromium import crawl_chromium, warm_browser
 
 CASES = load_cases()
@@ -90,10 +97,13 @@ _PLANTED = Case.model_validate(
 )
 
 
-def _planted(body: str, *, route: str = "/next") -> SiteBuilder:
+def _planted(
+    body: str, *, route: str = "/next", headers: dict[str, str] | None = None
+) -> SiteBuilder:
     def build(ctx: SiteContext) -> CaseSite:
         async def start(_request: Request) -> Response:
-            return HTMLResponse(page("Shop", f"<a href='{ctx.url(route)}'>More</a>{body}"))
+            html = page("Shop", f"<a href='{ctx.url(route)}'>More</a>{body}")
+            return HTMLResponse(html, headers=headers)
 
         async def more(_request: Request) -> Response:
             return HTMLResponse(page("More", "<p>More cakes.</p>"))
@@ -105,21 +115,62 @@ def _planted(body: str, *, route: str = "/next") -> SiteBuilder:
 
 _QUIET = "<button>Place order</button>"
 _LOUD = {
-    "manifest word": "<p>Our fixture shop</p>",
-    "case id": "<p>Ref P01</p>",
-    "truth name": "<p>PRODUCT</p>",
-    "forbidden term": "<p>Nothing happens here</p>",
-    "target in an attribute": "<button aria-label='Place order'>Go</button>",
-    "target in a script": "<script>var label = 'place order';</script>",
-    "target in a comment": "<!-- place order -->",
+    "manifest word": ("<p>Our fixture shop</p>", "body: says 'fixture'"),
+    "case id": ("<p>Ref P01</p>", "body: says 'P01'"),
+    "truth name": ("<p>PRODUCT</p>", "body: says 'PRODUCT'"),
+    "class name": ("<p class='x'>environment</p>", "body: says 'environment'"),
+    "forbidden term": ("<p>Nothing happens here</p>", "body: says 'Nothing happens'"),
+    "description": (f"<p>{_PLANTED.description}</p>", 'says "A planted page'),
+    "target in an attribute": (
+        "<button aria-label='Place order'>Go</button>",
+        "attribute: target term 'Place order'",
+    ),
+    "target in a script": (
+        "<script>var label = 'place order';</script>",
+        "script/style: target term 'place order'",
+    ),
+    "target in a comment": ("<!-- place order -->", "comment: target term 'place order'"),
 }
 
 
 @pytest.mark.parametrize("kind", list(_LOUD))
 def test_the_httpx_checker_fires_on_a_planted_page(kind: str) -> None:
-    with serve_site(_planted(_LOUD[kind]), seed=5) as site:
+    body, expected = _LOUD[kind]
+    with serve_site(_planted(body), seed=5) as site:
         crawl = crawl_httpx(site)
-    assert label_problems(_PLANTED, [_PLANTED, *EVERY], crawl) != []
+    problems = label_problems(_PLANTED, [_PLANTED, *EVERY], crawl)
+    assert any(expected in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"set-cookie": "trap=1; Path=/"}, "cookie: says 'trap'"),
+        ({"x-note": "place order"}, "header x-note: target term"),
+    ],
+)
+def test_the_httpx_checker_fires_on_cookies_and_headers(
+    headers: dict[str, str], expected: str
+) -> None:
+    with serve_site(_planted(_QUIET, headers=headers), seed=5) as site:
+        crawl = crawl_httpx(site)
+    problems = label_problems(_PLANTED, [_PLANTED, *EVERY], crawl)
+    assert any(expected in p for p in problems), problems
+
+
+def test_the_noindex_check_fires_on_a_response_without_it() -> None:
+    bare = Capture("httpx", "GET", "http://127.0.0.1:1/v/x", 404, [], "<html><p>gone</p>")
+    tagged = Capture(
+        "httpx",
+        "GET",
+        "http://127.0.0.1:1/v/x",
+        404,
+        [("x-robots-tag", NOINDEX)],
+        f'<html><head><meta name="robots" content="{NOINDEX}"></head></html>',
+    )
+    loud = label_problems(_PLANTED, [_PLANTED], Crawl(captures=[bare]))
+    assert any("X-Robots-Tag" in p for p in loud) and any("meta tag" in p for p in loud)
+    assert label_problems(_PLANTED, [_PLANTED], Crawl(captures=[tagged])) == []
 
 
 def test_the_httpx_checker_fires_on_a_target_in_a_route() -> None:
