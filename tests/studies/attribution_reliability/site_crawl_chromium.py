@@ -93,7 +93,10 @@ _TRIGGERS_JS = """([mode, i]) => { const out = []; let k = 0;
 
 def _still_hidden(page: Page, url: str, terms: list[str]) -> list[str]:
     """Target text hidden on ``url`` that no hover and no click on the page reveals."""
-    hidden: list[str] = page.evaluate(_VISIBILITY_JS, terms)
+    try:
+        hidden: list[str] = page.evaluate(_VISIBILITY_JS, terms)
+    except Exception:  # a self-reloading page: _snapshot has read what it could
+        return []
     left = []
     for i, text in enumerate(hidden):
         if not _revealed(page, url, terms, i):
@@ -121,6 +124,26 @@ def _revealed(page: Page, url: str, terms: list[str], i: int) -> bool:
     return False
 
 
+_LINKS_JS = (
+    "() => [...document.querySelectorAll('a[href]')].map((a) => a.href)"
+    ".concat([...document.querySelectorAll('form')].filter((f) => f.method === 'get')"
+    ".map((f) => f.action))"
+)
+
+
+def _snapshot(page: Page) -> tuple[str, str, list[str]] | None:
+    """The DOM, ``document.cookie`` and links of the page, read while it holds still.
+
+    A page that reloads itself (an interstitial) can be caught mid-navigation: it is read
+    again after a pause, and given up only if it never holds still."""
+    for _ in range(3):
+        try:
+            return page.content(), str(page.evaluate("document.cookie")), page.evaluate(_LINKS_JS)
+        except Exception:  # the execution context went away under a navigation
+            page.wait_for_timeout(500)
+    return None
+
+
 def crawl_chromium(site: RunningSite, browser: Browser, target_terms: list[str]) -> Crawl:
     """The site as a browser sees it: every response, cookies and the rendered DOM of each
     page reached by links and GET forms from the start page."""
@@ -144,13 +167,12 @@ def crawl_chromium(site: RunningSite, browser: Browser, target_terms: list[str])
                 pass
             out.captures += [_capture(r) for r in responses]
             responses.clear()
-            out.doms[page.url] = page.content()
-            out.cookies.append(str(page.evaluate("document.cookie")))
-            links: list[str] = page.evaluate(
-                "() => [...document.querySelectorAll('a[href]')].map((a) => a.href)"
-                ".concat([...document.querySelectorAll('form')].filter((f) => f.method === 'get')"
-                ".map((f) => f.action))"
-            )
+            snapshot = _snapshot(page)
+            if snapshot is None:
+                continue
+            dom, cookie, links = snapshot
+            out.doms[page.url] = dom
+            out.cookies.append(cookie)
             queue += [link.split("#")[0] for link in links]
             out.hidden_targets += _still_hidden(page, page.url, terms) if terms else []
         out.cookies += [f"{c['name']}={c['value']}" for c in context.cookies()]

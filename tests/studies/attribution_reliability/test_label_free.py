@@ -226,3 +226,14 @@ def test_the_chromium_checker_fires_on_a_planted_word(browser: Browser) -> None:
         crawl = crawl_chromium(site, browser, _PLANTED.target_terms)
     problems = label_problems(_PLANTED, [_PLANTED, *EVERY], crawl)
     assert any("DOM" in p for p in problems), problems
+
+
+@pytest.mark.slow
+def test_a_self_reloading_page_is_still_read(browser: Browser) -> None:
+    reloading = (
+        "<p>Checking a benchmark</p><script>setTimeout(() => location.reload(), 150);</script>"
+    )
+    with serve_site(_planted(reloading), seed=8) as site:
+        crawl = crawl_chromium(site, browser, _PLANTED.target_terms)
+    problems = label_problems(_PLANTED, [_PLANTED], crawl)
+    assert any("DOM" in p and "benchmark" in p for p in problems), problems
