@@ -135,7 +135,7 @@ def build_p08(ctx: SiteContext) -> CaseSite:
     )
 
     async def status(_request: Request) -> Response:
-        return JSONResponse({"status": "unavailable"}, status_code=503)
+        return JSONResponse({"status": "error"}, status_code=500)
 
     return CaseSite(
         routes={
