@@ -64,8 +64,8 @@ def build_p01(ctx: SiteContext) -> CaseSite:
         name, price = next(((n, p) for k, n, p in cakes if k == key), (cakes[0][1], cakes[0][2]))
         main = (
             f"<h1>Your order</h1><div class='card'>{esc(name)} · £{price}</div>"
-            "<form id='f'><label>Your name</label><input id='who' autocomplete='off'>"
-            "<label>Collection day</label><select id='day'><option>Thursday</option>"
+            "<form id='f'><label for='who'>Your name</label><input id='who' autocomplete='off'>"
+            "<label for='day'>Collection day</label><select id='day'><option>Thursday</option>"
             "<option>Friday</option><option>Saturday</option><option>Sunday</option></select>"
             "<p class='note'>Pay when you collect. We bake everything fresh that morning.</p>"
             "<button type='button' id='go'>Place order</button></form>" + script
