@@ -7,11 +7,13 @@ checks the sites-ex cases on their own, so a slip is caught where it is made.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
 import httpx
+from playwright.sync_api import Browser
 
 from pairbench.studies.attribution_reliability._manifest import (
     MANIFEST_WORDS,
@@ -32,6 +34,8 @@ QUERIES = {
     "/tents": [f"?page={n}" for n in range(1, 9)],
 }
 """Query strings a visitor's search or paging would add to these routes."""
+HELD = ("/find", "/catalogue")
+"""Searches that answer automated browsers only after 28 s."""
 
 PHONE_LIKE = re.compile(r"\+?\(?\d[\d\s().\-/]{5,}\d")
 """Seven or more digits with the separators phone numbers use."""
@@ -44,6 +48,8 @@ class Fetched:
     status: int
     headers: tuple[tuple[str, str], ...]
     body: str
+    walled: bool = False
+    """Fetched with the cookie the webdriver check sets."""
 
 
 class _Split(HTMLParser):
@@ -81,35 +87,54 @@ def split(body: str) -> _Split:
     return parser
 
 
-def crawl(case: Case, seed: int = 11, cookies: dict[str, str] | None = None) -> list[Fetched]:
-    """Every route of ``case``'s site on both origins (desktop UA), forms posted filled in."""
+def crawl(case: Case, seed: int = 11) -> list[Fetched]:
+    """Every route of ``case``'s site on both origins (desktop UA), forms posted filled in,
+    as a person and, on a gated site, again with the webdriver cookie (walls answer then; a
+    held search is left out of that pass, as it only answers 28 s later). Cached per case."""
+    return list(_crawl(case.id, case.fixture, seed))
+
+
+@functools.cache
+def _crawl(case_id: str, fixture: str, seed: int) -> tuple[Fetched, ...]:
     out: list[Fetched] = []
-    with serve_case(case.fixture, seed) as site:
+    with serve_case(fixture, seed) as site:
         base = site.start_url[: -len(f"/v/{site.slug}")]
         ctx = SiteContext(site.slug, f"/v/{site.slug}", site.other_origin, seed)
-        built = SITES[case.fixture](ctx)
-        with httpx.Client(headers={"User-Agent": DESKTOP_UA}, cookies=cookies, timeout=10) as c:
-            origins = [
-                ("main", base, built.routes),
-                ("other", site.other_origin, built.other_routes),
-            ]
-            for origin, root, routes in origins:
-                for key in routes:
-                    method, _, path = key.rpartition(" ")
-                    url = f"{root}{ctx.base}{path}"
-                    if method == "POST":
-                        got = c.get(url)
-                        fields = split(got.text).fields
-                        data = {k: "Ada 4471" for k, t in fields.items() if t != "file"}
-                        files = {k: ("me.pdf", b"%PDF-1.4", "application/pdf")
-                                 for k, t in fields.items() if t == "file"}  # fmt: skip
-                        answers = [c.post(url, data=data, files=files or None), c.post(url)]
-                    else:
-                        answers = [c.get(url + q) for q in QUERIES.get(path, [""])]
-                    for r in answers:
-                        out.append(Fetched(origin, key, r.status_code,
-                                           tuple(r.headers.multi_items()), r.text))  # fmt: skip
-    return out
+        built = SITES[fixture](ctx)
+        origins = [("main", base, built.routes), ("other", site.other_origin, built.other_routes)]
+        for walled in (False, True) if built.automation_gate else (False,):
+            cookies = {"sid2": "1"} if walled else None
+            with httpx.Client(headers={"User-Agent": DESKTOP_UA}, cookies=cookies, timeout=10) as c:
+                for origin, root, routes in origins:
+                    for key in routes:
+                        method, _, path = key.rpartition(" ")
+                        if walled and path in HELD:
+                            continue
+                        for r in _fetch(c, method, f"{root}{ctx.base}{path}", path):
+                            headers = tuple(r.headers.multi_items())
+                            out.append(Fetched(origin, key, r.status_code, headers, r.text, walled))
+    return tuple(out)
+
+
+def _fetch(c: httpx.Client, method: str, url: str, path: str) -> list[httpx.Response]:
+    if method != "POST":
+        return [c.get(url + q) for q in QUERIES.get(path, [""])]
+    fields = split(c.get(url).text).fields
+    data = {k: "Ada 4471" for k, t in fields.items() if t != "file"}
+    files = {
+        k: ("me.pdf", b"%PDF-1.4", "application/pdf") for k, t in fields.items() if t == "file"
+    }
+    return [c.post(url, data=data, files=files or None), c.post(url)]
+
+
+def warm_up(browser: Browser) -> None:
+    """Load one page, so Chromium's helper processes (network, storage, GPU) start with the
+    module's browser, not inside the first test (whose child-process guard would count them)."""
+    context = browser.new_context()
+    try:
+        context.new_page().goto("data:text/html,<p>ok</p><script>document.cookie='a=1'</script>")
+    finally:
+        context.close()
 
 
 def _word(term: str) -> re.Pattern[str]:

@@ -41,7 +41,7 @@ def build_e01(ctx: SiteContext) -> CaseSite:
         '<div style="width:40px;height:40px;border:4px solid #ccc;border-top-color:#555;'
         'border-radius:50%;animation:s 1s linear infinite"></div>'
         "<style>@keyframes s{to{transform:rotate(360deg)}}</style>",
-        head='<meta http-equiv="refresh" content="6">',
+        head='<meta http-equiv="refresh" content="2">',
     )
     book = shell(
         ctx, brand, nav, "Book a class",

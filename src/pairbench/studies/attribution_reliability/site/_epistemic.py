@@ -210,7 +210,7 @@ _LONG_TOPICS = [
 def build_x07(ctx: SiteContext) -> CaseSite:
     brand, nav = "Ember Roasters", [("Coffee", "/coffee"), ("Shipping", "/shipping")]
     sections = "".join(
-        f"<h2>{esc(title)}</h2><p>{esc(text)}</p>" + "<p>" + " ".join([esc(text)] * 6) + "</p>"
+        f"<h2>{esc(title)}</h2><p>{esc(text)}</p>" + "<p>" + " ".join([esc(text)] * 12) + "</p>"
         for title, text in _LONG_TOPICS
     )
     shipping = (
@@ -240,7 +240,7 @@ def build_x08(ctx: SiteContext) -> CaseSite:
     )
     street = form_page(ctx, brand, nav, "Invoice details", "Printed on every invoice.",
                        "/account/bill-to", field("Street", "street") + field("Town", "town")
-                       + field("Postcode", "postcode"), "Save")  # fmt: skip
+                       + field("Postcode", "postcode", required=False), "Save")  # fmt: skip
     person = form_page(ctx, brand, nav, "Who gets invoices", "We send invoices to this person.",
                        "/account/bill-contact", field("Name", "name")
                        + field("Email", "mail", "email"), "Save")  # fmt: skip
