@@ -67,11 +67,11 @@ class _Split(HTMLParser):
         named = dict(attrs)
         if tag in ("input", "textarea") and named.get("name"):
             self.fields[named["name"] or ""] = named.get("type") or tag
-        if tag in ("script", "style"):
+        if tag in ("script", "style", "title"):
             self._raw += 1
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
+        if tag in ("script", "style", "title"):
             self._raw -= 1
 
     def handle_data(self, data: str) -> None:

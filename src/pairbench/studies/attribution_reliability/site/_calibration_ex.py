@@ -52,7 +52,7 @@ def build_c_e02(ctx: SiteContext) -> CaseSite:
         probe=True, colour="#5b4a7a",
     )  # fmt: skip
     blocked = page(
-        "Forbidden",
+        brand,
         "<h1>Forbidden</h1><p>403: this request was refused by the server.</p>"
         f'<p><a href="{esc(ctx.url())}">Home</a></p>',
     )
@@ -98,7 +98,7 @@ def build_c_e08(ctx: SiteContext) -> CaseSite:
         f'</p><p><a href="{esc(login_url)}">Log in with Pebble pass</a></p>'
     )
     login = page(
-        "Log in | Pebble pass",
+        "Pebble",
         "<h1>Log in</h1>" + field("Email", "user", "email")
         + field("Password", "secret", "password") + "<button>Continue</button>",
     )  # fmt: skip

@@ -74,7 +74,7 @@ def _denied(ctx: SiteContext, brand: str) -> Response:
         "<h1>Access denied</h1><p>Error 403. You do not have permission to view this page."
         f' <a href="{esc(ctx.url())}">Back to the start</a></p>'
     )
-    return HTMLResponse(page(f"Access denied | {brand}", body), status_code=403)
+    return HTMLResponse(page(brand, body), status_code=403)
 
 
 def build_e02(ctx: SiteContext) -> CaseSite:
@@ -223,7 +223,7 @@ def build_e08(ctx: SiteContext) -> CaseSite:
         f'account.</p><p><a href="{esc(signin_url)}">Sign in to see your pass</a></p>'
     )
     signin = page(
-        "Sign in | Birchwood ID",
+        "Birchwood ID",
         "<h1>Sign in</h1>" + field("Email", "email", "email") + field("Password", "pw",
         "password") + "<button>Sign in</button>",
     )  # fmt: skip
@@ -250,7 +250,7 @@ def build_e09(ctx: SiteContext) -> CaseSite:
 
     def blocked() -> Response:
         body = "<h1>Too many requests</h1><p>Please slow down and try again later.</p>"
-        return HTMLResponse(page("Too many requests", body), status_code=429,
+        return HTMLResponse(page(brand, body), status_code=429,
                             headers={"Retry-After": "3600"})  # fmt: skip
 
     home = "<h1>Caring for pets since 1987</h1><p>Dogs, cats, rabbits and more.</p>"

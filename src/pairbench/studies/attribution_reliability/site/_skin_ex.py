@@ -18,6 +18,7 @@ from pairbench.studies.attribution_reliability.site._kit import (
 )
 
 Nav = list[tuple[str, str]]
+"""Navigation links: (visible text, path relative to the slug)."""
 
 _CSS = (
     "<style>body{font-family:system-ui,sans-serif;margin:0;color:#222;line-height:1.5}"
@@ -78,6 +79,7 @@ def form_page(
     ctx: SiteContext, brand: str, nav: Nav, title: str, intro: str, action: str, fields: str,
     button: str, *, multipart: bool = False,
 ) -> str:  # fmt: skip
+    """A page with one form that posts to ``action`` (``multipart`` when it has a file)."""
     enctype = ' enctype="multipart/form-data"' if multipart else ""
     return shell(
         ctx, brand, nav, title,
@@ -88,6 +90,8 @@ def form_page(
 
 
 def field(label: str, name: str, kind: str = "text", *, required: bool = True) -> str:
+    """A labelled control (``kind`` is an input type, or ``textarea``); ``name`` doubles as
+    the id, so it must not carry a case's target term (attributes are not visible text)."""
     req = " required" if required else ""
     if kind == "textarea":
         control = f'<textarea id="{name}" name="{name}" rows="5"{req}></textarea>'
