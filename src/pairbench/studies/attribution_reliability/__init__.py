@@ -13,6 +13,8 @@ cost from calibration.
 from pathlib import Path
 
 from pairbench.studies._study import Study
+from pairbench.studies.attribution_reliability._agent import AttributionAdapter
+from pairbench.studies.attribution_reliability._grade import grade_attribution
 
 STUDY = Study(
     name="attribution-reliability",
@@ -21,4 +23,4 @@ STUDY = Study(
     root=Path(__file__).parent / "study",
 )
 
-__all__ = ["STUDY"]
+__all__ = ["STUDY", "AttributionAdapter", "grade_attribution"]

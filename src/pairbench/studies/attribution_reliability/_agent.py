@@ -16,7 +16,10 @@ and, in judge mode, the recording. No manifest value but the goal is ever in it.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import os
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -37,7 +40,8 @@ from pairbench.studies.attribution_reliability._manifest import (
     load_cases,
     load_packages,
 )
-from pairbench.studies.attribution_reliability._session import SessionEvidence, SessionFailure
+from pairbench.studies.attribution_reliability._score_models import SessionFailure
+from pairbench.studies.attribution_reliability._session import SessionEvidence
 
 DESKTOP_UA = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -45,6 +49,9 @@ DESKTOP_UA = (
 )
 """The preflight's user agent: an ordinary desktop browser, never gated."""
 _RAW_CAP = 20_000
+_HASHED = frozenset({".py", ".html", ".js", ".css"})
+"""The study's code and templates; its manifests and protocol are the experiment's `files`
+(and the lock must not hash itself)."""
 
 
 class AttributionSettings(AdapterSettings):
@@ -75,7 +82,33 @@ class AttributionAdapter:
         self.settings = AttributionSettings.parse(settings)
         from pairbench.engines import EngineSpec
 
-        self.spec = EngineSpec.model_validate(self.settings.engine)
+        # Relative programs resolve against the runner's folder (the adapter is not told
+        # the experiment's); `lock_code` resolves them against the experiment's.
+        self.spec = EngineSpec.parse(self.settings.engine).resolve(Path.cwd())
+
+    @classmethod
+    def lock_code(
+        cls, settings: dict[str, Any], root: Path, arm: str
+    ) -> list[tuple[str, str, str]]:
+        """What the held-out lock pins beyond pairbench's source: the engine's identity
+        (adapter, program or target, commit, source hash, models, pinned env) and every
+        file of the study (sites, recorder, scorer, manifests), recursively."""
+        from pairbench.engines import EngineSpec, engine_identity
+        from pairbench.freeze._hashing import tree_sha256
+
+        parsed = AttributionSettings.parse(settings)
+        spec = EngineSpec.parse(parsed.engine).resolve(root)
+        identity = engine_identity(spec, root)
+        digest = hashlib.sha256(identity.model_dump_json().encode()).hexdigest()
+        study = Path(__file__).parent
+        return [
+            (f"engines:{arm}", f"{identity.adapter} {identity.engine}", digest),
+            (
+                "study:attribution-reliability",
+                __package__ or "pairbench.studies.attribution_reliability",
+                tree_sha256(study, recursive=True, suffixes=_HASHED),
+            ),
+        ]
 
     def _manifests(self) -> tuple[dict[str, Case], dict[str, Package]]:
         cases = Path(self.settings.cases) if self.settings.cases else CASES_FILE
@@ -128,7 +161,11 @@ class AttributionAdapter:
             failure=(
                 None
                 if outcome.failure is None
-                else SessionFailure(kind=outcome.failure, message=outcome.message)
+                else SessionFailure(
+                    kind=outcome.failure,
+                    message=outcome.message
+                    + (f"\nstderr (tail):\n{outcome.stderr_tail}" if outcome.stderr_tail else ""),
+                )
             ),
             raw_output=None
             if outcome.report is not None
@@ -164,9 +201,15 @@ class AttributionAdapter:
     async def _engine(self, request: EngineRequest, ctx: AgentContext) -> Any:
         from pairbench.engines import run_engine
 
-        return await run_engine(
-            self.spec, request, env=ctx.env, workdir=ctx.workdir, signals=ctx.signals
-        )
+        # run_engine scrubs the environment itself (its allow-list plus the engine spec's
+        # declared `env`), from the runner's own, as the engine's process needs it.
+        # A short folder outside the run: Chromium's singleton socket lives under TMPDIR,
+        # and a unix socket path past 107 bytes (a deep run folder) aborts it at start.
+        with tempfile.TemporaryDirectory(prefix="pb-engine-") as short:
+            return await run_engine(
+                self.spec, request, env=dict(os.environ), workdir=Path(short),
+                signals=ctx.signals,
+            )  # fmt: skip
 
 
 def _relative(path: str, slug: str) -> str:
