@@ -141,6 +141,20 @@ SLOW_MODULES = {
     "test_secrets_end_to_end.py",
     "test_detectors_end_to_end.py",
     "test_plugin.py",
+    # attribution-reliability: real Chromium on the fixture sites, engines in subprocesses
+    "studies/attribution_reliability/test_label_free.py",
+    "studies/attribution_reliability/test_site_product.py",
+    "studies/attribution_reliability/test_site_traps.py",
+    "studies/attribution_reliability/test_site_environment.py",
+    "studies/attribution_reliability/test_site_epistemic.py",
+    "studies/attribution_reliability/test_scripted.py",
+    "studies/attribution_reliability/test_packages.py",
+    "studies/attribution_reliability/test_heuristic.py",
+    "studies/attribution_reliability/test_openai_engine.py",
+    "studies/attribution_reliability/test_study.py",
+    "engines/test_python_engine.py",
+    "engines/test_command_engine.py",
+    "engines/test_http_engine.py",
 }
 
 
@@ -155,6 +169,7 @@ SLOW_MODULES = {
 # or missing entry costs time, never a test).
 LONGEST_FIRST = [
     "model/test_real_agent.py",
+    "studies/attribution_reliability/test_label_free.py",
     "runner/test_ray_nodes.py",
     "runner/test_ray_executor.py",
     "test_real_claude.py",
