@@ -144,11 +144,24 @@ def _snapshot(page: Page) -> tuple[str, str, list[str]] | None:
     return None
 
 
-def crawl_chromium(site: RunningSite, browser: Browser, target_terms: list[str]) -> Crawl:
+_PERSON_UA = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/131.0.0.0 Safari/537.36"
+)
+
+
+def crawl_chromium(
+    site: RunningSite, browser: Browser, target_terms: list[str], *, as_person: bool = False
+) -> Crawl:
     """The site as a browser sees it: every response, cookies and the rendered DOM of each
-    page reached by links and GET forms from the start page."""
+    page reached by links and GET forms from the start page.
+
+    ``as_person``: a desktop user agent and ``navigator.webdriver`` false, so an automation
+    gate lets it through (its own tests prove the gate; here only the pages matter)."""
     out = Crawl()
-    context = browser.new_context()
+    context = browser.new_context(user_agent=_PERSON_UA) if as_person else browser.new_context()
+    if as_person:
+        context.add_init_script("Object.defineProperty(navigator, 'webdriver', {get: () => false})")
     try:
         page = context.new_page()
         responses: list[Response] = []
