@@ -148,6 +148,7 @@ class AttributionAdapter:
                 )  # fmt: skip
             ctx.transcript.emit("engine_request", keys=sorted(request.wire()))
             outcome = await self._engine(request, ctx)
+            provider_refused(outcome.report, ctx.signals)
             audit = [
                 ("" if hit.origin == "main" else "other:") + _relative(hit.path, site.slug)
                 for hit in site.audit
@@ -210,6 +211,22 @@ class AttributionAdapter:
                 self.spec, request, env=dict(os.environ), workdir=Path(short),
                 signals=ctx.signals,
             )  # fmt: skip
+
+
+def provider_refused(report: EngineReport | None, signals: Any) -> None:
+    """The protocol's infra rule for a model provider: an engine whose report says its
+    provider refused authentication or quota (an error message starting ``auth:`` or
+    ``quota:``) before any model call of the run succeeded is infrastructure, not the
+    engine's failure. Any usage reported means a call succeeded: later refusals are the
+    engine's runtime failures."""
+    if report is None:
+        return
+    if report.usage:
+        signals.model_call_succeeded = True
+        return
+    refused = [e.message for e in report.errors if e.message.startswith(("auth:", "quota:"))]
+    if refused and not signals.model_call_succeeded:
+        raise InfraFailure(f"the model provider refused before any call succeeded: {refused[0]}")
 
 
 def _relative(path: str, slug: str) -> str:
