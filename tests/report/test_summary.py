@@ -26,7 +26,7 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
         "kept_attempts", "replaced_attempts", "arms", "pairs", "hypotheses", "tasks", "tiers",
         "crossover",
         "transport", "model_requests", "security", "cost", "seeding", "manual_review",
-        "fields", "failures", "latency", "attention", "revision",
+        "fields", "failures", "latency", "attention", "revision", "attribution",
     ]  # fmt: skip
 
 
