@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pairbench.fixtures._protocol import FixtureState
-from pairbench.spec._models import Task
+from pairbench.spec._task import Task
 from pairbench.store._records import Grade
 
 

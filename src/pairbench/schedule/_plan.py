@@ -15,7 +15,8 @@ from pydantic import Field
 from pairbench._model import Frozen
 from pairbench.schedule._confirmation import confirmation_order
 from pairbench.schedule._seeds import derive_seed, model_seed
-from pairbench.spec._models import Experiment, Task
+from pairbench.spec._models import Experiment
+from pairbench.spec._task import Task
 
 if TYPE_CHECKING:
     import numpy as np

@@ -7,12 +7,11 @@ from pairbench.spec._models import (
     AgentSpec,
     Arm,
     Experiment,
-    GraderRef,
     McpServer,
-    Task,
     Tools,
 )
 from pairbench.spec._policies import Budget, CampaignOrder, InfraPolicy
+from pairbench.spec._task import GraderRef, Task
 
 __all__ = [
     "AgentSpec",

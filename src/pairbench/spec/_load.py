@@ -20,9 +20,10 @@ from pairbench.spec._commands import command_problems
 from pairbench.spec._explain import _model_problems
 from pairbench.spec._grader_args import grader_args_problems
 from pairbench.spec._hypotheses import hypothesis_problems
-from pairbench.spec._models import MAX_PLANNED_TRIALS, MAX_TRIALS, Experiment
+from pairbench.spec._models import Experiment
 from pairbench.spec._secrets import secret_problems
 from pairbench.spec._sources import proxy_problems, source_problems
+from pairbench.spec._task import MAX_PLANNED_TRIALS, MAX_TRIALS
 from pairbench.spec._yaml import (
     _GROUPS,
     Found,

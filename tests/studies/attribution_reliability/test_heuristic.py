@@ -16,6 +16,7 @@ import pytest
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
+from _helpers import skip_outside_ci
 from pairbench.engines._models import Budget, EngineReport, EngineRequest, Persona
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.attribution_reliability._heuristic import HeuristicEngine
@@ -185,7 +186,7 @@ def _nav_page(u: object, title: str, body: str) -> Handler:
 def site() -> Iterator[RunningSite]:
     problem = chromium_problem()
     if problem:
-        pytest.skip(problem)
+        skip_outside_ci(problem)
     with serve_site(_build, seed=11) as running:
         yield running
 

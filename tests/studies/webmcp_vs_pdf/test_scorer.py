@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pairbench.grading._protocol import GradeInput
-from pairbench.spec._models import Task
+from pairbench.spec._task import Task
 from pairbench.studies.webmcp_vs_pdf import (
     TOTAL_FIELDS,
     grade_webmcp_answer,
