@@ -109,6 +109,7 @@ SLOW_MODULES = {
     # the real llama-server and model (pairbench model install)
     "model/test_real_server.py",
     "model/test_real_agent.py",
+    "model/test_real_engine.py",
     # Ray
     "runner/test_ray_executor.py",
     "runner/test_ray_nodes.py",
@@ -152,6 +153,8 @@ SLOW_MODULES = {
     "studies/attribution_reliability/test_heuristic.py",
     "studies/attribution_reliability/test_openai_engine.py",
     "studies/attribution_reliability/test_study.py",
+    "studies/attribution_reliability/test_procedure.py",
+    "studies/attribution_reliability/test_frozen.py",
     "engines/test_python_engine.py",
     "engines/test_command_engine.py",
     "engines/test_http_engine.py",

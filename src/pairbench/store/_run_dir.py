@@ -163,6 +163,11 @@ class RunDir:
         """``infra/`` or ``interrupted/``: attempts that are kept but are not the trial's result."""
         return self.path / kind / key.arm / key.task / f"{key.trial}.{attempt}{suffix}"
 
+    def trial_shared(self, key: TrialKey) -> Path:
+        """``shared/<task>/<trial>/``: what one trial's arms share (made once, by the first
+        attempt that needs it, e.g. a recorded evidence package); the arm is not in it."""
+        return self.path / "shared" / key.task / str(key.trial)
+
     def fixture_rel(self, key: TrialKey, attempt: int) -> str:
         """The attempt's fixture folder, relative to ``fixtures_root``."""
         return f"{key.arm}/{key.task}/{key.trial}.{attempt}"

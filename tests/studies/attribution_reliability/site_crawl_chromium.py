@@ -135,12 +135,16 @@ def _snapshot(page: Page) -> tuple[str, str, list[str]] | None:
     """The DOM, ``document.cookie`` and links of the page, read while it holds still.
 
     A page that reloads itself (an interstitial) can be caught mid-navigation: it is read
-    again after a pause, and given up only if it never holds still."""
-    for _ in range(3):
+    again as soon as its next document has loaded (on a loaded machine a 150 ms reload can
+    beat several reads in a row), and given up only if it never holds still."""
+    for _ in range(12):
         try:
             return page.content(), str(page.evaluate("document.cookie")), page.evaluate(_LINKS_JS)
         except Exception:  # the execution context went away under a navigation
-            page.wait_for_timeout(500)
+            try:
+                page.wait_for_load_state("domcontentloaded", timeout=2000)
+            except Exception:  # still navigating: the next read tries again
+                page.wait_for_timeout(100)
     return None
 
 

@@ -4,8 +4,9 @@ For an end-to-end case it serves the case's site for the trial (``site.serve_cas
 random slug from the trial seed), checks the start page answers 200 (the protocol's
 preflight: retried once after 30 s, then infrastructure), and asks the arm's engine to
 ``scan`` it with the case's one persona. For an evidence package it also records the
-package's scripted users in real Chromium first, and asks the engine to ``judge`` the
-bundle while the site stays live. The answer is the session's ``SessionEvidence``, whatever
+package's scripted users in real Chromium first (once per trial: every arm judges the
+bundle the trial's first attempt stored, see ``_bundle``), and asks the engine to ``judge``
+the bundle while the site stays live. The answer is the session's ``SessionEvidence``, whatever
 happened: an engine that crashed, printed no JSON, broke the report schema or timed out is a
 runtime failure (``agent_error``: scored on what it published, listed, never re-run).
 
@@ -137,10 +138,13 @@ class AttributionAdapter:
                     budget=self.settings.budget, model_seed=ctx.model_seed,
                 )  # fmt: skip
             else:
-                from pairbench.studies.attribution_reliability._scripted import record_package
+                from pairbench.studies.attribution_reliability._bundle import trial_bundle
 
-                sessions = await record_package(entry, site)
-                ctx.transcript.emit("package_recorded", users=[s.user for s in sessions])
+                sessions, shared = await trial_bundle(entry, site, ctx.shared_dir)
+                ctx.transcript.emit(
+                    "package_recorded", users=[s.user for s in sessions],
+                    sha256=shared.sha256, reused=shared.reused,
+                )  # fmt: skip
                 personas = [Persona(user=u.user, goal=u.goal) for u in entry.users]
                 request = EngineRequest(
                     mode="judge", start_url=site.start_url, personas=personas,

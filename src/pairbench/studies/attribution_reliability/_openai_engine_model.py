@@ -91,6 +91,8 @@ class ModelCalls:
             extra["response_format"] = response_format
         if self.settings.temperature is not None:
             extra["temperature"] = self.settings.temperature
+        if self.settings.max_output_tokens is not None:
+            extra["max_tokens"] = self.settings.max_output_tokens
         try:
             response = self.client().chat.completions.create(
                 model=self.settings.model, messages=list(messages), seed=self.seed,  # type: ignore[arg-type]

@@ -43,6 +43,9 @@ class OpenAIEngineSettings(Frozen):
     model: str = Field(min_length=1)
     temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
     """Sent only when set (some reasoning models refuse the parameter)."""
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    """Sent as ``max_tokens`` when set: a cap per model call (a small local model may
+    otherwise write until its context is full)."""
     max_turns: int = Field(default=13, ge=1)
     """Model calls per user in the tool loop; capped at the request's actions + 3."""
     prices: Prices | None = None
