@@ -6,8 +6,7 @@ import asyncio
 import dataclasses
 import shutil
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -16,7 +15,7 @@ from pairbench import _registry
 from pairbench._clock import now_iso
 from pairbench._template import render
 from pairbench.agents._env import scrubbed_env
-from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure, ToolSession
+from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
 from pairbench.fixtures._procs import FixtureError, WarmServer
 from pairbench.fixtures._protocol import Fixture, FixtureState, Probe
 from pairbench.grading._metrics import compute_metrics
@@ -27,6 +26,7 @@ from pairbench.runner._context import RunContext
 from pairbench.runner._folders import folder_pool, short_tmp
 from pairbench.runner._model_proxy import attempt_env, attempt_evidence, attempt_label
 from pairbench.runner._revisions import drift_reason, revision_broken, revision_folder
+from pairbench.runner._tools import tool_opener
 from pairbench.runner._trial_servers import (
     client_config,
     identities,
@@ -268,33 +268,10 @@ async def _prepare(
     if rc.placement is not None:  # on Ray: where it ran, and whose warm servers it used
         transcript.emit("placement", node=rc.placement[0], warm_node=rc.placement[1])
 
-    @asynccontextmanager
-    async def open_tools() -> AsyncIterator[ToolSession]:
-        # The MCP SDK and Playwright load only for attempts that use them (start-up cost).
-        from pairbench.fixtures._mcp import McpSurface
-        from pairbench.fixtures._surface import ToolSurface
-        from pairbench.fixtures._webmcp import WebMcpSurface
-
-        parts: list[McpSurface | WebMcpSurface] = []
-        if servers:
-            parts.append(
-                McpSurface(
-                    servers,
-                    warm,
-                    pair.seed,
-                    fixture_dir,
-                    rel,
-                    server_env,
-                    transcript,
-                    folder=folder,
-                    root=root,
-                )
-            )
-        if pages:
-            parts.append(WebMcpSurface(pages, warm, transcript))
-        surface = parts[0] if len(parts) == 1 else ToolSurface(parts)
-        async with surface as connected:
-            yield connected
+    open_tools = tool_opener(
+        servers, pages, warm, pair.seed, fixture_dir, rel, server_env, transcript,
+        folder=folder, root=root,
+    )  # fmt: skip
 
     ctx = AgentContext(
         run_id=rc.run_id,
