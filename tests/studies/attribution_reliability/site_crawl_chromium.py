@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from playwright.sync_api import Browser, Page, Response, sync_playwright
+from playwright.sync_api import Browser, Page, Request, Response, sync_playwright
 
 from pairbench.fixtures._webmcp import CHROMIUM_ARGS, chromium_executable
 from pairbench.studies.attribution_reliability.site import RunningSite
@@ -148,6 +148,15 @@ def _snapshot(page: Page) -> tuple[str, str, list[str]] | None:
     return None
 
 
+def _settle(page: Page, pending: set[Request]) -> None:
+    """Wait until the requests the page's scripts started by ``load`` (a status fetch, an
+    order lookup) have answered, so their responses are crawled too; at most 2 s."""
+    for _ in range(40):
+        page.wait_for_timeout(50)
+        if not pending:
+            return
+
+
 _PERSON_UA = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/131.0.0.0 Safari/537.36"
@@ -170,6 +179,10 @@ def crawl_chromium(
         page = context.new_page()
         responses: list[Response] = []
         page.on("response", lambda r: responses.append(r))
+        pending: set[Request] = set()
+        page.on("request", lambda r: pending.add(r))
+        page.on("requestfinished", lambda r: pending.discard(r))
+        page.on("requestfailed", lambda r: pending.discard(r))
         terms = [words(t) for t in target_terms]
         queue, visited = [site.start_url], set[str]()
         while queue and len(visited) < _MAX_PAGES:
@@ -179,7 +192,7 @@ def crawl_chromium(
             visited.add(url)
             try:
                 page.goto(url, wait_until="load", timeout=15000)
-                page.wait_for_timeout(300)
+                _settle(page, pending)
             except Exception:  # a page that never settles is still checked as far as it got
                 pass
             out.captures += [_capture(r) for r in responses]
