@@ -117,11 +117,19 @@ def test_a_session_whose_worst_case_would_cross_the_ceiling_never_starts(tmp_pat
     }
     ran = [results[t] for t in tasks]
     assert "not_run" not in ran[:2] and ran[2:] == ["not_run", "not_run"], results
-    write_report(outcome.run_dir)
+    markdown = write_report(outcome.run_dir).markdown.read_text(encoding="utf-8")
+    assert "| not_run | 2 | never started" in markdown
     card = json.loads((outcome.run_dir / "results.json").read_text(encoding="utf-8"))
     metrics = card["heuristic"]["metrics"]
     # not_run is scored as nothing: P04 and P06 are recall misses in the full denominator.
     assert metrics["recall"]["n"] == 10 and metrics["recall"]["k"] == 0
+    # An answer that is no session evidence (a damaged result) is scored as nothing too,
+    # not a report that cannot be written.
+    p02 = next((outcome.run_dir / "results").rglob("p02/*.json"))
+    p02.write_text(json.dumps({**json.loads(p02.read_bytes()), "final_answer": "{oops"}))
+    write_report(outcome.run_dir)
+    card = json.loads((outcome.run_dir / "results.json").read_text(encoding="utf-8"))
+    assert "P02 (e2e, trial 0): not run, scored as nothing" in card["heuristic"]["flagged"]
 
 
 def test_a_subset_of_the_heuristic_held_out_run_fills_every_confusion_column(

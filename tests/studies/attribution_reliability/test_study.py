@@ -220,7 +220,11 @@ def test_a_changed_byte_fails_verify_and_refuses_the_held_out_run(tmp_path: Path
     again = json.loads((outcome.run_dir / "results.json").read_text(encoding="utf-8"))
     assert again["heuristic"]["manual_review"] == {"P02": "read it (t)"}
     assert again["heuristic"]["metrics"] == metrics  # a note changes no number
-    assert "not prediction of real-human behavior" in paths.markdown.read_text(encoding="utf-8")
+    markdown = paths.markdown.read_text(encoding="utf-8")
+    assert "not prediction of real-human behavior" in markdown
+    # The metrics replace the pass rate; each trial outcome says how it enters them.
+    assert "Success (passed / scored)" not in markdown and "Outcomes by arm" not in markdown
+    assert "| passed | 1 | the session's attribution was right" in markdown  # P02
     cases = exp.parent / "cases.json"
     cases.write_bytes(cases.read_bytes().replace(b"}", b"} ", 1))
     assert [m.kind for m in verify_experiment(exp)] == ["file"]

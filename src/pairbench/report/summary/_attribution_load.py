@@ -63,7 +63,10 @@ def load_attribution(
         answer = data.get("final_answer")
         evidence = None
         if answer is not None and outcome != "not_run":
-            evidence = SessionEvidence.model_validate(json.loads(answer))
+            try:
+                evidence = SessionEvidence.model_validate(json.loads(answer))
+            except ValueError:  # graded parse_failure: no session evidence, scored as nothing
+                evidence = None
         sessions.setdefault(arm, []).append((trial, evidence, str(data["task"])))
     case_set = run.case_set or "calibration"
     if case_set != "held-out":

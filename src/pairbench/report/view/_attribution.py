@@ -32,6 +32,20 @@ _METRICS = (
 )
 _COLUMNS = ("blamed_supported", "blamed_unsupported_only", "set_aside", "nothing")
 
+_OUTCOMES = (
+    ("passed", "the session's attribution was right: a PRODUCT case with a supported finding, "
+     "any other case or package with no unsupported finding; scored on its findings"),
+    ("failed", "it was not; scored on its findings"),
+    ("agent_error", "a runtime failure (crash, no JSON, an invalid report, the engine's "
+     "timeout): scored on what it published, listed with the misses, never re-run"),
+    ("timeout", "the attempt's own limit: scored on what it published, if anything"),
+    ("parse_failure", "no readable session evidence: scored as nothing"),
+    ("not_run", "never started (a budget stop or a stopped run): scored as nothing: a "
+     "recall miss, not blamed, outside abstention's n, flagged"),
+    ("infra", "kept under infra/ and re-run once; the re-run is what is scored"),
+)  # fmt: skip
+"""How each trial outcome maps onto the metrics: they replace a pass rate for this study."""
+
 
 def _prop(p: Mapping[str, Any]) -> list[str]:
     k, n = p["k"], p["n"]
@@ -183,6 +197,21 @@ def attribution(s: Mapping[str, Any]) -> Section | None:
         return None
     blocks: list[Block] = [f"**{part['statement']}**"]
     cards = part["scorecards"]
+    arms = s.get("arms") or []
+    if arms:
+        blocks.append(
+            "Trial outcomes and how each enters the metrics (no pass rate is reported for "
+            "this study: the metrics below replace it):"
+        )
+        blocks.append(
+            Table(
+                ["Outcome", *(a["arm"] for a in arms), "In the metrics"],
+                [
+                    [name, *(str(a["outcomes"].get(name, 0)) for a in arms), meaning]
+                    for name, meaning in _OUTCOMES
+                ],
+            )
+        )
     if part["case_set"] != "held-out":
         blocks.append(
             f"A {part['case_set']} run: never reported as results (protocol §3). Its sessions, "
