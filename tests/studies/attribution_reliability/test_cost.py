@@ -87,3 +87,22 @@ def test_a_session_without_a_cost_refuses_the_projection(tmp_path: Path) -> None
     _result(tmp_path, "c-p01", {"case": "C-P01", "kind": "e2e", "cost_usd": None})
     with pytest.raises(PairbenchError, match="recorded no cost"):
         inputs_from_run(tmp_path, cases)
+
+
+def test_a_model_free_engine_projects_nothing_to_spend(tmp_path: Path) -> None:
+    # The heuristic engine reports no model usage: its sessions cost $0, not "no cost", so
+    # the README's calibrate-then-plan steps work with the default engine.
+    cases = {"C-P01": _case("C-P01", "product_failure"), "C-T01": _case("C-T01", "tester_trap")}
+    free = {"cost_usd": None, "cost_provenance": "not_applicable"}
+    _result(tmp_path, "c-p01", {"case": "C-P01", "kind": "e2e", **free})
+    _result(tmp_path, "c-t01", {"case": "C-T01", "kind": "e2e", **free})
+    _result(tmp_path, "c-k01", {"case": "C-K01", "kind": "package", **free})
+    inputs = inputs_from_run(tmp_path, cases)
+    assert inputs.calibration_total == 0.0 and inputs.e2e_max == 0.0
+    p = project(inputs, PROTOCOL_COUNTS, ceiling_usd=20.0)
+    assert (p.expected_usd, p.worst_usd) == (0.0, 0.0) and p.within_ceiling
+    # One session that reported nothing at all still refuses: part of the spend is unknown.
+    _result(tmp_path, "c-t01", {"case": "C-T01", "kind": "e2e", "cost_usd": None,
+                                "cost_provenance": "missing"})  # fmt: skip
+    with pytest.raises(PairbenchError, match=r"recorded no cost.*--protocol-figures"):
+        inputs_from_run(tmp_path, cases)

@@ -134,8 +134,9 @@ def project(inputs: CostInputs, counts: SessionCounts, ceiling_usd: float | None
 def inputs_from_run(run_dir: Path, cases: dict[str, Case]) -> CostInputs:
     """Per-session spend of a calibration run (its sessions' recorded costs, unrounded).
 
-    Raises ``PairbenchError`` when a session of the run has no cost: a projection from part
-    of the spend would understate it (the engine is model-free: nothing to project).
+    A session of a model-free engine (``cost_provenance`` ``not_applicable``: it reported no
+    model usage) costs $0. Raises ``PairbenchError`` when a session recorded no cost at all:
+    a projection from part of the spend would understate it.
     """
     product: list[float] = []
     other: list[float] = []
@@ -149,7 +150,11 @@ def inputs_from_run(run_dir: Path, cases: dict[str, Case]) -> CostInputs:
             session = json.loads(record.get("final_answer") or "")
         except json.JSONDecodeError:
             session = {}
-        cost = session.get("cost_usd") if isinstance(session, dict) else None
+        if not isinstance(session, dict):
+            session = {}
+        cost = session.get("cost_usd")
+        if cost is None and session.get("cost_provenance") == "not_applicable":
+            cost = 0.0  # a model-free engine: nothing was spent, nothing to project
         if cost is None:
             missing.append(f"{record.get('task')}#{record.get('trial')}")
             continue
@@ -165,7 +170,7 @@ def inputs_from_run(run_dir: Path, cases: dict[str, Case]) -> CostInputs:
         raise PairbenchError(
             f"{run_dir}: {len(missing)} session(s) recorded no cost ({', '.join(missing[:5])}"
             f"{', ...' if len(missing) > 5 else ''}). Fix: project from a calibration run whose "
-            "engine reports its cost, or pass the figures explicitly"
+            "engine reports its cost, or use --protocol-figures for the protocol's own inputs"
         )
     kinds = {"product-failure end-to-end": product, "other end-to-end": other, "package": package}
     empty = [name for name, values in kinds.items() if not values]
