@@ -225,6 +225,7 @@ def test_a_changed_byte_fails_verify_and_refuses_the_held_out_run(tmp_path: Path
     # The metrics replace the pass rate; each trial outcome says how it enters them.
     assert "Success (passed / scored)" not in markdown and "Outcomes by arm" not in markdown
     assert "| passed | 1 | the session's attribution was right" in markdown  # P02
+    assert markdown.index("Primary metric") < markdown.index("Trial outcomes and how each")
     cases = exp.parent / "cases.json"
     cases.write_bytes(cases.read_bytes().replace(b"}", b"} ", 1))
     assert [m.kind for m in verify_experiment(exp)] == ["file"]

@@ -197,21 +197,6 @@ def attribution(s: Mapping[str, Any]) -> Section | None:
         return None
     blocks: list[Block] = [f"**{part['statement']}**"]
     cards = part["scorecards"]
-    arms = s.get("arms") or []
-    if arms:
-        blocks.append(
-            "Trial outcomes and how each enters the metrics (no pass rate is reported for "
-            "this study: the metrics below replace it):"
-        )
-        blocks.append(
-            Table(
-                ["Outcome", *(a["arm"] for a in arms), "In the metrics"],
-                [
-                    [name, *(str(a["outcomes"].get(name, 0)) for a in arms), meaning]
-                    for name, meaning in _OUTCOMES
-                ],
-            )
-        )
     if part["case_set"] != "held-out":
         blocks.append(
             f"A {part['case_set']} run: never reported as results (protocol §3). Its sessions, "
@@ -234,8 +219,27 @@ def attribution(s: Mapping[str, Any]) -> Section | None:
                 ],
             )
         )
-        return Section("Attribution reliability", blocks)
+        return Section("Attribution reliability", [*blocks, *_outcomes(s)])
     blocks.append("Descriptive only: no significance test; intervals show small denominators.")
     for arm, card in cards.items():
         blocks.extend(_card(arm, card, len(cards) > 1))
-    return Section("Attribution reliability", blocks)
+    return Section("Attribution reliability", [*blocks, *_outcomes(s)])
+
+
+def _outcomes(s: Mapping[str, Any]) -> list[Block]:
+    """The trial outcomes per arm and how each enters the metrics (after them: the report
+    leads with the primary metric)."""
+    arms = s.get("arms") or []
+    if not arms:
+        return []
+    return [
+        "Trial outcomes and how each enters the metrics (no pass rate is reported for this "
+        "study: the metrics replace it):",
+        Table(
+            ["Outcome", *(a["arm"] for a in arms), "In the metrics"],
+            [
+                [name, *(str(a["outcomes"].get(name, 0)) for a in arms), meaning]
+                for name, meaning in _OUTCOMES
+            ],
+        ),
+    ]
