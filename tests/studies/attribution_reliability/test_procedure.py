@@ -135,7 +135,7 @@ def test_a_session_whose_worst_case_would_cross_the_ceiling_never_starts(tmp_pat
 def test_a_subset_of_the_heuristic_held_out_run_fills_every_confusion_column(
     tmp_path: Path,
 ) -> None:
-    # The whole held-out run is bench/attribution_heldout.py (about 6 minutes); these four
+    # The whole held-out run is bench/attribution_heldout.py (about 4 minutes); these four
     # product failures are where the heuristic engine lands in each column of the matrix:
     # P06 blamed and supported, P08 blamed on an unsupported target, P09 set aside, P10
     # nothing. Offline, deterministic, frozen and verified like the real run.
