@@ -9,6 +9,7 @@ results (protocol §3), so its part lists its sessions as diagnostics instead.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -63,10 +64,9 @@ def load_attribution(
         answer = data.get("final_answer")
         evidence = None
         if answer is not None and outcome != "not_run":
-            try:
+            # A graded parse_failure has no session evidence: it is scored as nothing.
+            with contextlib.suppress(ValueError):
                 evidence = SessionEvidence.model_validate(json.loads(answer))
-            except ValueError:  # graded parse_failure: no session evidence, scored as nothing
-                evidence = None
         sessions.setdefault(arm, []).append((trial, evidence, str(data["task"])))
     case_set = run.case_set or "calibration"
     if case_set != "held-out":
