@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.report.summary._build import summarize
+from pairbench.report.summary._revision import revision_summary
 from pairbench.report.summary._revision_load import Cell, RevisionData, ScenarioNote
+from pairbench.report.summary._schema_revision import Revision
 from pairbench.store._records import Grade, TrialResult
 from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
@@ -184,7 +186,10 @@ def summary_of(run: RunRecord, data: RevisionData) -> dict[str, Any]:
     table = TrialTable.from_results(
         [trial_result(c) for c in data.cells], [trial_result(c) for c in data.infra]
     )
-    return summarize(run, table, bootstrap_reps=50, revision=data)
+    part = Revision.model_validate(revision_summary(run, data)).model_dump(mode="json")
+    slot = {"name": "runtime-revision-ab", "version": "1", "schema": "pairbench.rab-report/1",
+            "data": part, "missing": None}  # fmt: skip
+    return summarize(run, table, bootstrap_reps=50, study=slot)
 
 
 def write_run(root: Path, run: RunRecord, data: RevisionData) -> Path:

@@ -91,7 +91,7 @@ def test_transport_metrics_are_recorded_per_arm(demo: Demo) -> None:
             assert r.metrics.tool_calls, (r.arm, r.task)
             assert r.validity is not None and r.validity.valid
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    assert summary["schema_id"] == "pairbench.summary/2"
+    assert summary["schema_id"] == "pairbench.summary/3"
 
 
 def test_security_probes_in_the_demo(demo: Demo) -> None:

@@ -41,7 +41,16 @@ from pairbench.spec import (
     load_experiment,
 )
 from pairbench.store import Grade, Metric, RunDir, TrialResult, load_frame, load_run
-from pairbench.studies import Study
+from pairbench.studies import (
+    DemoRequest,
+    ReviewNote,
+    ScoredAnswer,
+    Study,
+    StudyPlot,
+    StudyReport,
+    StudyRun,
+    StudySection,
+)
 
 __all__ = [
     "Agent",
@@ -49,6 +58,7 @@ __all__ = [
     "AgentOutput",
     "AuditEntry",
     "CommandAgent",
+    "DemoRequest",
     "Experiment",
     "Fixture",
     "FixtureState",
@@ -64,14 +74,20 @@ __all__ = [
     "Problem",
     "RegistryError",
     "ResumeRefused",
+    "ReviewNote",
     "RunDir",
     "RunDirError",
     "RunInUse",
     "RunOutcome",
     "Schedule",
+    "ScoredAnswer",
     "ScriptedAgent",
     "SpecError",
     "Study",
+    "StudyPlot",
+    "StudyReport",
+    "StudyRun",
+    "StudySection",
     "Transcript",
     "TrialKey",
     "TrialResult",

@@ -40,7 +40,7 @@ def test_a_real_screening_run_reports_its_evidence(tmp_path: Path) -> None:
         json.dumps({"notes": {"AR-005": {"by": "t", "note": "preserved <ok>"}}}), "utf-8"
     )
     pairbench.write_report(run_dir)
-    r = json.loads((run_dir / "summary.json").read_text("utf-8"))["revision"]
+    r = json.loads((run_dir / "summary.json").read_text("utf-8"))["study"]["data"]
     assert [s["scenario"] for s in r["scenarios"]] == ["AR-004", "AR-005", "AR-007"]
     assert r["stage"] == "screening" and r["pairs"] == [0]
     assert r["campaign_test"]["statement"] == "one stochastic screening pair, no superiority claim"

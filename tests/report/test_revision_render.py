@@ -16,7 +16,6 @@ from pairbench.report.render._html import render_html
 from pairbench.report.render._markdown import render_markdown
 from pairbench.report.summary._revision_load import (
     ScenarioNote,
-    carries_evidence,
     load_revision,
 )
 from pairbench.report.summary._schema import Summary
@@ -86,7 +85,7 @@ def test_agent_written_reasons_are_escaped_in_html() -> None:
 def test_the_summary_validates_and_other_runs_have_no_revision(tmp_path: Path) -> None:
     summary = summary_of(*feature_run())
     Summary.model_validate(summary)
-    assert summary["revision"]["evidence_schema"] == "pairbench.rab-scenario/1"
+    assert summary["study"]["data"]["evidence_schema"] == "pairbench.rab-scenario/1"
     assert json.loads(json.dumps(summary)) == summary
 
 
@@ -100,7 +99,6 @@ def test_load_revision_reads_results_and_kept_attempts(tmp_path: Path) -> None:
     run, data = feature_run()
     root = write_run(tmp_path / "run", run, data)
     opened = RunDir.open(root)
-    assert carries_evidence(opened)
     loaded = load_revision(opened)
     assert sorted(c.result_path for c in loaded.cells) == sorted(c.result_path for c in data.cells)
     assert [c.result_path for c in loaded.infra] == ["infra/baseline/ar-009/1-1.json"]

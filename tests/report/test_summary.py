@@ -18,7 +18,7 @@ from pairbench.store._records import SCORED_OUTCOMES, Metric, ToolCallTiming, Tr
 def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
     run, results, infra = scenario
     s = build_summary(run, results, infra)
-    assert s["schema_id"] == SCHEMA_ID == "pairbench.summary/2"
+    assert s["schema_id"] == SCHEMA_ID == "pairbench.summary/3"
     assert json.loads(summary_json(s)) == s
     assert list(s) == [
         "schema_id", "confidence", "run", "bootstrap_reps", "empty", "trials", "not_run",
@@ -26,7 +26,7 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
         "kept_attempts", "replaced_attempts", "arms", "pairs", "hypotheses", "tasks", "tiers",
         "crossover",
         "transport", "model_requests", "security", "cost", "seeding", "manual_review",
-        "fields", "failures", "latency", "attention", "revision", "attribution",
+        "fields", "failures", "latency", "attention", "study",
     ]  # fmt: skip
 
 

@@ -16,7 +16,7 @@ def test_a_summary_is_written_as_three_files(tmp_path: Path) -> None:
         tmp_path / "summary.json", tmp_path / "report.md", tmp_path / "report.html"
     )
     loaded = json.loads(paths.summary.read_text(encoding="utf-8"))
-    assert loaded == summary and loaded["schema_id"] == "pairbench.summary/2"
+    assert loaded == summary and loaded["schema_id"] == "pairbench.summary/3"
     assert paths.markdown.read_text(encoding="utf-8").startswith("# pairbench report")
     assert "<!DOCTYPE html>" in paths.html.read_text(encoding="utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == [

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
 
 from pairbench import _registry
 from pairbench._errors import PairbenchError
@@ -18,7 +19,7 @@ from pairbench.cli._run import ModelServer, finish, serving
 from pairbench.runner import start_run
 from pairbench.spec import load_experiment
 from pairbench.store._lock import hold_writer_locks
-from pairbench.studies import Study
+from pairbench.studies import Study, load_study
 
 LOCAL_URL = "http://127.0.0.1:18089/v1"
 """Where ``--model-server local`` serves the local model (a fixed port: the copied
@@ -38,10 +39,21 @@ LOCAL_SETTINGS: dict[str, object] = {
 
 
 def _study(name: str) -> Study:
-    study = _registry.load("studies", name)
-    if not isinstance(study, Study):
-        raise PairbenchError(f"the registered study {name!r} is not a pairbench.studies.Study")
-    return study
+    return load_study(name)
+
+
+def name_study(path: Path, name: str) -> None:
+    """Write ``study: <name>`` into a copied experiment that does not name its study yet, so
+    its report asks the study for its part (nothing else is touched: comments and order
+    stay)."""
+    yaml = YAML()
+    data = yaml.load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, CommentedMap) or "study" in data:
+        return
+    keys = list(data)
+    data.insert(keys.index("version") + 1 if "version" in keys else 0, "study", name)
+    with path.open("w", encoding="utf-8") as handle:
+        yaml.dump(data, handle)
 
 
 @app.command()
@@ -82,6 +94,7 @@ def init(
         dirs_exist_ok=True,
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
     )
+    name_study(directory / "experiment.yaml", study.name)
     if study.prepare is not None:
         out.print(study.prepare(directory), markup=False, highlight=False)
     out.print(f"Copied {study.name} to {directory}. Run it with:")

@@ -18,7 +18,7 @@ from pairbench._errors import RunDirError
 from pairbench.store._atomic import write_atomic
 
 if TYPE_CHECKING:
-    from pairbench.report.summary._revision_load import ScenarioNote
+    from pairbench.studies import ReviewNote
 
 
 class ReportPaths(NamedTuple):
@@ -61,26 +61,22 @@ def report_texts(
     The summary records what it was built from: the journal head, the manual review's
     hash and the bootstrap resamples, so ``verify`` can rebuild the same bytes.
     """
-    from pairbench.report.summary._attribution_load import carries_attribution, load_attribution
     from pairbench.report.summary._build import summarize
     from pairbench.report.summary._paired_success import BOOTSTRAP_REPS
-    from pairbench.report.summary._revision_load import carries_evidence, load_revision
+    from pairbench.report.summary._study_part import study_part
     from pairbench.store._load_table import load_table
+    from pairbench.studies import StudyRun
 
     run = load_table(run_dir, use_cache=use_cache)
     review = run.run_dir.path / "manual_review.json"
     reviews: list[dict[str, object]] = []
     reviews_sha256 = None
-    notes: dict[str, ScenarioNote] = {}
+    notes: dict[str, ReviewNote] = {}
     if review.is_file():
         reviews, notes = _read_reviews(review)
         reviews_sha256 = hashlib.sha256(review.read_bytes()).hexdigest()
-    # A runtime-revision-ab run's evidence is in its result files, not the trial table.
-    revision = load_revision(run.run_dir, notes) if carries_evidence(run.run_dir) else None
-    attribution = None
-    if revision is None and carries_attribution(run.run_dir):
-        review_notes = {case: f"{n.note} ({n.by})" for case, n in notes.items()}
-        attribution = load_attribution(run.run_dir, run.info, review_notes)
+    # The study the experiment names adds its own part (nothing is guessed from result files).
+    study = study_part(StudyRun(run.run_dir, run.info, run.table, notes))
     reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
     if reps < 1:
         raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
@@ -91,8 +87,7 @@ def report_texts(
         journal_head=run.run_dir.journal_head(),
         reviews=reviews,
         reviews_sha256=reviews_sha256,
-        revision=revision,
-        attribution=attribution,
+        study=study,
     )
     return render_texts(summary)
 
@@ -113,11 +108,29 @@ def render_texts(summary: Mapping[str, Any]) -> dict[str, str]:
         "report.md": render_markdown(summary),
         "report.html": render_html(summary),
     }
-    attribution = summary.get("attribution")
-    if attribution and attribution.get("scorecards"):
-        # The protocol publishes every number from results.json: the scorecards, as scored.
-        texts["results.json"] = summary_json(attribution["scorecards"])
+    texts.update(_study_files(summary))
     return texts
+
+
+def _study_files(summary: Mapping[str, Any]) -> dict[str, str]:
+    """The files the named study writes beside the report, from its stored part."""
+    slot = summary.get("study")
+    if not slot or slot.get("data") is None:
+        return {}
+    from pairbench.studies import load_study
+
+    report = load_study(slot["name"]).report
+    if report is None or report.files is None:
+        return {}
+    extra = dict(report.files(slot["data"]))
+    clash = sorted(set(extra) & {"summary.json", "report.md", "report.html"})
+    if clash or any("/" in name or name.startswith(".") for name in extra):
+        raise RunDirError(
+            f"study {slot['name']}: its report files {sorted(extra)} must be plain names "
+            "other than summary.json, report.md and report.html. Fix: rename them in the "
+            "study's StudyReport.files"
+        )
+    return extra
 
 
 def write_texts(run_dir: Path, texts: Mapping[str, str]) -> ReportPaths:
@@ -133,12 +146,10 @@ def write_texts(run_dir: Path, texts: Mapping[str, str]) -> ReportPaths:
     return ReportPaths(run_dir / "summary.json", run_dir / "report.md", run_dir / "report.html")
 
 
-def _read_reviews(path: Path) -> tuple[list[dict[str, object]], dict[str, ScenarioNote]]:
+def _read_reviews(path: Path) -> tuple[list[dict[str, object]], dict[str, ReviewNote]]:
     """``manual_review.json``: ``{"reviews": [{arm, task, trial, verdict, note, reviewer}],
     "notes": {"AR-005": {"by", "note"}}}``, either key optional when the other is given
-    (``notes``: per scenario, for a runtime-revision-ab report's audit)."""
-    from pairbench.report.summary._revision_load import scenario_notes
-
+    (``notes``: per task or case, which a study's report shows beside its numbers)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -165,10 +176,35 @@ def _read_reviews(path: Path) -> tuple[list[dict[str, object]], dict[str, Scenar
                     f"{path}: reviews[{index}].{field} is {json.dumps(review.get(field))}, "
                     f"not a string. Fix: {_REVIEW}"
                 )
-    return reviews, scenario_notes(data, path)
+    return reviews, review_notes(data, path)
 
 
 _REVIEW = (
     'each review is {"arm": "<arm>", "task": "<task id>", "trial": 0, "verdict": "...", '
     '"note": "...", "reviewer": "..."}'
 )
+
+
+NOTES_SHAPE = '{"notes": {"AR-005": {"by": "<reviewer>", "note": "<what the traces show>"}}}'
+
+
+def review_notes(data: object, path: Path) -> dict[str, ReviewNote]:
+    """``manual_review.json``'s ``notes``: per task or case, who reviewed it and what they
+    found. The file may also hold ``reviews`` (per trial); either key may be absent."""
+    from pairbench.studies import ReviewNote
+
+    notes = data.get("notes", {}) if isinstance(data, dict) else {}
+    if not isinstance(notes, dict):
+        raise RunDirError(f"{path}: notes must be an object. Fix: {NOTES_SHAPE}")
+    out = {}
+    for key, entry in notes.items():
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("by"), str)
+            or not isinstance(entry.get("note"), str)
+        ):
+            raise RunDirError(
+                f"{path}: notes[{json.dumps(key)}] needs a string by and note. Fix: {NOTES_SHAPE}"
+            )
+        out[str(key)] = ReviewNote(by=entry["by"], note=entry["note"])
+    return out

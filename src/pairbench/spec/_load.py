@@ -21,6 +21,7 @@ from pairbench.spec._explain import _model_problems
 from pairbench.spec._grader_args import grader_args_problems
 from pairbench.spec._hypotheses import hypothesis_problems
 from pairbench.spec._models import Experiment
+from pairbench.spec._report_spec import CORE_PLOTS, CORE_SECTIONS
 from pairbench.spec._secrets import secret_problems
 from pairbench.spec._sources import proxy_problems, source_problems
 from pairbench.spec._task import MAX_PLANNED_TRIALS, MAX_TRIALS
@@ -73,6 +74,8 @@ def _semantic(
     for a, arm in (arms or {}).items():
         own = _get(arm, ("agent",))
         yield from _surfaces(registry, a, arm, own if own is not None else data.get("agent"))
+    yield from _registered(registry, "studies", ("study",), data.get("study"))
+    yield from _report_names(registry, data)
     yield from _named_file(root, ("protocol",), data.get("protocol"))
     files = data.get("files")
     for i, rel in enumerate(files if isinstance(files, list) else []):
@@ -232,6 +235,47 @@ def _registered(
     hint = f"did you mean '{close[0]}'? The" if close else "the"
     fix = f"{hint} registered {group} are: {', '.join(known) or 'none'} (or install the plugin)"
     yield where, f"unknown {group[:-1].replace('agent', 'agent adapter')} '{name}'", fix
+
+
+def _study_names(registry: Mapping[str, Collection[str]], study: Any) -> tuple[set[str], set[str]]:
+    """The report sections and plots the named study adds (none when it is not registered
+    or does not load: ``_registered`` and the run say so)."""
+    if not isinstance(study, str) or study not in registry.get("studies", ()):
+        return set(), set()
+    from pairbench.studies import load_study
+
+    try:
+        report = load_study(study).report
+    except Exception:  # a broken plugin is reported where it is used (the run, the report)
+        return set(), set()
+    if report is None:
+        return set(), set()
+    return set(report.section_names), set(report.plot_names)
+
+
+def _report_names(registry: Mapping[str, Collection[str]], data: dict[str, Any]) -> Iterator[Found]:
+    """``report.sections`` and ``report.plots``: each a core name or one the named study adds."""
+    report = data.get("report")
+    if not isinstance(report, dict):
+        return
+    sections, plots = _study_names(registry, data.get("study"))
+    study = data.get("study")
+    for key, core, own in (("sections", CORE_SECTIONS, sections), ("plots", CORE_PLOTS, plots)):
+        listed = report.get(key)
+        known = [*core, *sorted(own)]
+        for i, name in enumerate(listed if isinstance(listed, list) else []):
+            if not isinstance(name, str) or name in known:
+                continue
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            whose = f"the core's and study {study}'s" if own else "the core's"
+            if isinstance(study, str) and not own:
+                whose += f" (study {study} adds none)"
+            yield (
+                ("report", key, i),
+                f"unknown report {key[:-1]} '{name}'",
+                f"{hint}{whose} {key} are: {', '.join(known)}",
+            )
 
 
 def _named_file(root: Path, where: tuple[Part, ...], rel: Any) -> Iterator[Found]:

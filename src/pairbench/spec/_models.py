@@ -259,6 +259,10 @@ class Experiment(Frozen):
     id: SafeId
     version: str
     description: str = ""
+    study: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The registered study this experiment runs (``pairbench studies``; ``pairbench init
+    --from`` writes it): its report part and sections join the report. ``None`` for a plain
+    experiment. Left out of the hash when absent."""
     protocol: str | None = None
     """Path of the protocol document (hashed with every other named file)."""
     trials: int = Field(default=1, ge=1, le=MAX_TRIALS)

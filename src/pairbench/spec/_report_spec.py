@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import field_validator
 
 from pairbench._model import Frozen
 
-SectionName = Literal[
-    "attribution",
+CORE_SECTIONS = (
     "arms",
-    "revision",
-    "revision-metrics",
-    "revision-gates",
-    "revision-audit",
     "outcomes",
     "hypotheses",
     "paired-success",
@@ -33,11 +26,13 @@ SectionName = Literal[
     "fields",
     "failures",
     "attention",
-]
-"""The report's sections, by the names ``report.sections`` lists them."""
+)
+"""The core's report sections, by the names ``report.sections`` lists them, in report order.
+The study an experiment names adds its own (``Study.report.sections``), shown after
+``arms``; ``check`` validates the names against both."""
 
-PlotName = Literal["success", "task-heatmap", "latency", "transport", "tokens", "fields"]
-"""The report's plots, by the names ``report.plots`` lists them."""
+CORE_PLOTS = ("success", "task-heatmap", "latency", "transport", "tokens", "fields")
+"""The core's plots, by the names ``report.plots`` lists them; a study may add its own."""
 
 
 class ReportSpec(Frozen):
@@ -51,8 +46,10 @@ class ReportSpec(Frozen):
     with a sentence saying why.
     """
 
-    sections: list[SectionName] | None = None
-    plots: list[PlotName] | None = None
+    sections: list[str] | None = None
+    """Section names: the core's (``CORE_SECTIONS``) and the named study's."""
+    plots: list[str] | None = None
+    """Plot names: the core's (``CORE_PLOTS``) and the named study's."""
 
     @field_validator("sections", "plots")
     @classmethod

@@ -25,7 +25,7 @@ from pairbench._registry import Group
 
 Part = str | int
 Found = tuple[tuple[Part, ...], str, str]  # (path, message, fix) of a problem
-_GROUPS: tuple[Group, ...] = ("agents", "graders", "fixtures")
+_GROUPS: tuple[Group, ...] = ("agents", "graders", "fixtures", "studies")
 
 MAX_BYTES = 1024 * 1024
 """The largest experiment file read. A hand-written protocol is a few KiB (prompts live in

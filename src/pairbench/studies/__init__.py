@@ -1,5 +1,30 @@
-"""Built-in studies; each registers through the ``pairbench.studies`` entry point."""
+"""Studies: plugins registered through the ``pairbench.studies`` entry point (the built-in
+ones in the sub-packages here, exactly as a third party's). The core uses only this module."""
 
-from pairbench.studies._study import Study
+from pairbench.studies._study import (
+    DemoRequest,
+    DoubleReply,
+    ReviewNote,
+    ScoredAnswer,
+    Study,
+    StudyPlot,
+    StudyReport,
+    StudyRun,
+    StudySection,
+    load_study,
+    registered_studies,
+)
 
-__all__ = ["Study"]
+__all__ = [
+    "DemoRequest",
+    "DoubleReply",
+    "ReviewNote",
+    "ScoredAnswer",
+    "Study",
+    "StudyPlot",
+    "StudyReport",
+    "StudyRun",
+    "StudySection",
+    "load_study",
+    "registered_studies",
+]

@@ -1,14 +1,145 @@
-"""A built-in (or third-party) study: a folder holding an experiment and the files it names."""
+"""A study: a plugin that brings an experiment and, through optional hooks, its own report
+part, report sections and plots, ``pairbench study <name>`` commands, demo, scorer and test
+double replies.
+
+The built-in studies register exactly as a third party does (the ``pairbench.studies``
+entry point names a :class:`Study`), and the core only ever calls these hooks: nothing
+outside ``pairbench/studies/<name>/`` imports a study (as pytest's own features are plugins
+of the hooks a third-party plugin implements).
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pairbench._errors import PairbenchError
+
+if TYPE_CHECKING:
+    import typer
+    from pydantic import BaseModel
+
+    from pairbench.report.view._doc import Figure, Omitted, Section
+    from pairbench.store._run_dir import RunDir
+    from pairbench.store._run_record import RunRecord
+    from pairbench.store._table import TrialTable
+
+
+@dataclass(frozen=True)
+class ReviewNote:
+    """A reviewer's note on one task or case (``manual_review.json`` ``notes``): it is shown
+    beside the numbers and changes none."""
+
+    by: str
+    note: str
+
+
+@dataclass(frozen=True)
+class StudyRun:
+    """What a study's report part reads: the run, as the core has loaded it."""
+
+    run_dir: RunDir
+    info: RunRecord
+    """run.json as read back (``experiment_model`` holds the experiment as run)."""
+    table: TrialTable
+    """The trial table (``pairbench.store.load_table``): every final record and kept attempt."""
+    notes: Mapping[str, ReviewNote]
+    """``manual_review.json`` ``notes``, by task or case id; empty without the file."""
+
+
+SummaryData: TypeAlias = Mapping[str, Any]
+"""A whole ``summary.json`` as plain JSON data; a study's own part is at ``["study"]["data"]``."""
+
+
+@dataclass(frozen=True)
+class StudySection:
+    """A report section a study adds, by the name ``report.sections`` lists it under.
+
+    ``build`` gets the whole summary (``summary["study"]["data"]`` is the study's part, as
+    JSON) and returns the section, or ``None`` when it has nothing to say in this run.
+    """
+
+    name: str
+    build: Callable[[SummaryData], Section | None]
+
+
+@dataclass(frozen=True)
+class StudyPlot:
+    """A plot a study adds: drawn from the summary, placed in the section named ``home``
+    (one of the core's or the study's own)."""
+
+    name: str
+    home: str
+    draw: Callable[[SummaryData], Figure | Omitted]
+
+
+@dataclass(frozen=True)
+class StudyReport:
+    """A study's part of the report.
+
+    ``build`` turns the run into the study's own typed record (``None``: nothing to add for
+    this run); the core stores it in ``summary.json`` as ``study: {name, version, schema,
+    data}`` (``data`` is ``model_dump(mode="json")``), and the study's ``sections`` and
+    ``plots`` render it. ``files`` returns extra files written beside the report, from the
+    stored data (``{"results.json": text}``), rebuilt byte for byte by ``verify``.
+
+    **Usage**::
+
+        REPORT = StudyReport(schema="acme.report/1", model=AcmePart, build=acme_part,
+                             sections=(StudySection("acme", acme_section),))
+    """
+
+    schema: str
+    """The id of the part's schema (bumped when a key is removed or re-typed)."""
+    model: type[BaseModel]
+    """The part's model: its ``SCHEMA.md`` is generated from it."""
+    build: Callable[[StudyRun], BaseModel | None]
+    sections: tuple[StudySection, ...] = ()
+    plots: tuple[StudyPlot, ...] = ()
+    files: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
+
+    @property
+    def section_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.sections)
+
+    @property
+    def plot_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.plots)
+
+
+@dataclass(frozen=True)
+class DemoRequest:
+    """What ``pairbench demo --study <name>`` was asked for, handed to ``Study.demo``."""
+
+    runs_dir: Path
+    run_seed: int | None
+    agent: str = "scripted"
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    model_server: str = "none"
+    """``none``, or ``local``: the local model (``pairbench model install``)."""
+
+
+@dataclass(frozen=True)
+class ScoredAnswer:
+    """``Study.score``'s verdict on one raw answer: a table of what was scored, a label and
+    why; ``parse_failure`` when the answer could not be read (not a zero score)."""
+
+    parse_failure: bool
+    label: str
+    reason: str
+    headers: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    """Cells as plain text: an answer's own text is never read as markup."""
+
+
+DoubleReply: TypeAlias = "tuple[str | None, list[dict[str, Any]]]"
+"""A test double's reply: the message content and the tool calls."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +164,19 @@ class Study:
     bin_dirs: tuple[Path, ...] = ()
     """Folders the study's set-up installs its programs into (a checkout's pinned npm
     folder, say): put before ``PATH`` when a program is not on it."""
+    version: str = "1"
+    """The study plugin's version, recorded beside its report part."""
+    report: StudyReport | None = None
+    """Its report part, sections and plots (for runs whose experiment names the study)."""
+    cli: Callable[[], typer.Typer] | None = None
+    """Its commands, mounted as ``pairbench study <name> ...`` (loaded only when called)."""
+    demo: Callable[[DemoRequest], None] | None = None
+    """``pairbench demo --study <name>``; ``None``: the experiment is run as it is."""
+    score: Callable[[str], ScoredAnswer] | None = None
+    """``pairbench score --study <name> FILE``: one raw answer scored."""
+    double: Callable[[Mapping[str, Any]], DoubleReply | None] | None = None
+    """The test doubles' reply to a Chat Completions request body this study's agents send
+    (``None``: not one of its requests), so the doubles know no study by name."""
 
     def find_commands(self) -> dict[str, str]:
         """``PATH`` with what the study needs on it: unchanged when every program is already
@@ -57,3 +201,30 @@ class Study:
     @property
     def experiment_path(self) -> Path:
         return self.root / "experiment.yaml"
+
+
+def load_study(name: str) -> Study:
+    """The study registered as ``name``; ``RegistryError`` lists the known names, and a
+    registration that is not a :class:`Study` is a ``PairbenchError`` naming it."""
+    from pairbench import _registry
+
+    study = _registry.load("studies", name)
+    if not isinstance(study, Study):
+        raise PairbenchError(
+            f"the registered study {name!r} is {study!r}, not a pairbench.Study; "
+            "fix its pairbench.studies entry point"
+        )
+    return study
+
+
+def registered_studies() -> list[Study]:
+    """Every registered study that loads, by name (the test doubles ask each for replies)."""
+    from pairbench import _registry
+
+    found = []
+    for name in _registry.names("studies"):
+        try:
+            found.append(load_study(name))
+        except Exception:  # a broken plugin must not take the others' replies with it
+            continue
+    return found

@@ -171,6 +171,19 @@ _BUILDERS: dict[str, Callable[[Mapping[str, Any]], Figure | Omitted]] = {
 }
 
 
+def _study_plots(
+    s: Mapping[str, Any],
+) -> dict[str, Callable[[Mapping[str, Any]], Figure | Omitted]]:
+    """The named study's plots (``Study.report.plots``), after the core's."""
+    slot = s.get("study")
+    if not slot or slot.get("missing"):
+        return {}
+    from pairbench.studies import load_study
+
+    report = load_study(slot["name"]).report
+    return {} if report is None else {p.name: p.draw for p in report.plots}
+
+
 def build_figures(s: Mapping[str, Any]) -> dict[str, Figure | Omitted]:
     """The plots the summary's experiment declares (``run.experiment.plots``), by name.
 
@@ -189,11 +202,12 @@ def _cached(key: str) -> dict[str, Figure | Omitted]:
 
 
 def _draw_all(s: Mapping[str, Any]) -> dict[str, Figure | Omitted]:
+    builders = {**_BUILDERS, **_study_plots(s)}
     declared = s["run"]["experiment"].get("plots")
-    names = list(PLOTS) if declared is None else [p for p in PLOTS if p in declared]
+    names = list(builders) if declared is None else [p for p in builders if p in declared]
     out: dict[str, Figure | Omitted] = {}
     for name in names:
-        made = _BUILDERS[name](s)
+        made = builders[name](s)
         if isinstance(made, Figure) or declared is not None:
             out[name] = made
     return out

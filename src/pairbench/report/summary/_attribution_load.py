@@ -25,22 +25,6 @@ from pairbench.store._run_record import RunRecord
 SCHEMA = "pairbench.attribution.session/1"
 
 
-def carries_attribution(run_dir: RunDir) -> bool:
-    """Whether the run's first result with an answer carries an attribution session."""
-    root = run_dir.path / "results"
-    for path in root.rglob("*.json") if root.is_dir() else ():
-        try:
-            data = json.loads(path.read_bytes())
-            answer = data.get("final_answer") if isinstance(data, dict) else None
-            if answer is None:
-                continue
-            session = json.loads(answer)
-        except (OSError, ValueError):
-            return False  # damaged or not JSON: not this study's; the table's reader names it
-        return isinstance(session, dict) and session.get("schema") == SCHEMA
-    return False
-
-
 def _engine(run: RunRecord, arm: str) -> str:
     identity = (run.arm_identities() or {}).get(arm) or {}
     engine = (identity.get("settings") or {}).get("engine") or {}

@@ -24,8 +24,6 @@ from pairbench.report.summary._replacements import (
     replaced_trials,
 )
 from pairbench.report.summary._requests import model_requests
-from pairbench.report.summary._revision import revision_summary
-from pairbench.report.summary._revision_load import RevisionData
 from pairbench.report.summary._schema import SCHEMA_ID, Summary
 from pairbench.report.summary._scores import failure_reasons, field_accuracy
 from pairbench.report.summary._spread import spread
@@ -167,8 +165,7 @@ def summarize(
     journal_head: str | None = None,
     reviews: Sequence[Mapping[str, Any]] = (),
     reviews_sha256: str | None = None,
-    revision: RevisionData | None = None,
-    attribution: Mapping[str, Any] | None = None,
+    study: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The summary of a run from its trial table (``pairbench.store.load_table``).
 
@@ -176,10 +173,8 @@ def summarize(
     way). Rows with ``kept`` false are final records, the others attempts kept beside them.
     ``bootstrap_reps`` sets the resamples of each task-clustered interval; it, the
     ``journal_head`` the table was read at and the manual ``reviews`` file's hash are
-    recorded, so ``verify`` can rebuild the same bytes. ``revision`` is a
-    runtime-revision-ab run's evidence (``_revision_load.load_revision``): with it the
-    summary's ``revision`` part is built, else it is null. ``attribution`` is an
-    attribution-reliability run's part (``_attribution_load.load_attribution``), else null.
+    recorded, so ``verify`` can rebuild the same bytes. ``study`` is the named study's
+    slot (``_study_part.study_part``), else null.
     """
     if not isinstance(run, RunRecord):
         run = RunRecord.model_validate(run)
@@ -240,8 +235,7 @@ def summarize(
         "failures": failure_reasons(frame),
         "latency": spread(frame, values["wall_ms"], "wall_ms", _all_pairs(len(arms))),
         "attention": _attention(frame, planned),
-        "revision": None if revision is None else revision_summary(run, revision),
-        "attribution": attribution,
+        "study": study,
     }
     # Typed at the seam: a key without a model field, or a value of the wrong type, fails
     # here rather than in a reader of summary.json; the renderers then get plain JSON data,

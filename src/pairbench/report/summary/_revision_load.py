@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pairbench._errors import RunDirError
 from pairbench.store._events import AttemptFinished
 from pairbench.store._load_run import _records
 from pairbench.store._run_dir import RunDir
+from pairbench.studies import ReviewNote
 
 if TYPE_CHECKING:  # the study package is imported only for a run that has its evidence
     from pairbench.studies.runtime_revision_ab._evidence_models import ScenarioEvidence
@@ -51,12 +51,8 @@ class Cell:
     """The transcript the journal names for it; None when none was written."""
 
 
-@dataclass(frozen=True)
-class ScenarioNote:
-    """A review note for one scenario (``manual_review.json`` ``notes``)."""
-
-    by: str
-    note: str
+ScenarioNote = ReviewNote
+"""A review note for one scenario (``manual_review.json`` ``notes``)."""
 
 
 @dataclass(frozen=True)
@@ -83,24 +79,6 @@ def _evidence_dict(details: Mapping[str, Any] | None) -> Mapping[str, Any] | Non
 
 def _files(root: Path) -> Iterator[Path]:
     return iter(sorted(root.rglob("*.json"))) if root.is_dir() else iter(())
-
-
-def carries_evidence(run_dir: RunDir) -> bool:
-    """Whether the run's first graded result carries runtime-revision-ab evidence.
-
-    Reads result files only until the first one with a grade: a run of another study pays
-    for one JSON parse (``rglob`` is lazy, so no listing of every file either).
-    """
-    root = run_dir.path / "results"
-    for path in root.rglob("*.json") if root.is_dir() else ():
-        try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            return False  # damaged: the table's reader names it; no section here
-        grade = data.get("grade") if isinstance(data, dict) else None
-        if isinstance(grade, dict):
-            return _evidence_dict(grade.get("details")) is not None
-    return False
 
 
 def _transcripts(run_dir: RunDir) -> dict[str, str | None]:
@@ -159,29 +137,3 @@ def _windows(path: Path) -> list[dict[str, Any]]:
         if isinstance(value, dict) and isinstance(value.get("label"), str):
             found.append(value)
     return found
-
-
-NOTES_SHAPE = '{"notes": {"AR-005": {"by": "<reviewer>", "note": "<what the traces show>"}}}'
-
-
-def scenario_notes(data: object, path: Path) -> dict[str, ScenarioNote]:
-    """``manual_review.json``'s ``notes``: per scenario, who reviewed it and what they found.
-
-    The file may also hold ``reviews`` (per trial); either key may be absent.
-    """
-    notes = data.get("notes", {}) if isinstance(data, dict) else {}
-    if not isinstance(notes, dict):
-        raise RunDirError(f"{path}: notes must be an object. Fix: {NOTES_SHAPE}")
-    out = {}
-    for scenario, entry in notes.items():
-        if (
-            not isinstance(entry, dict)
-            or not isinstance(entry.get("by"), str)
-            or not isinstance(entry.get("note"), str)
-        ):
-            raise RunDirError(
-                f"{path}: notes[{json.dumps(scenario)}] needs a string by and note. "
-                f"Fix: {NOTES_SHAPE}"
-            )
-        out[str(scenario)] = ScenarioNote(by=entry["by"], note=entry["note"])
-    return out

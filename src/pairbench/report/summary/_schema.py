@@ -14,18 +14,17 @@ pairbench.report.summary._schema_doc``). Free-form parts, keyed by data rather t
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import JsonValue
+from pydantic import ConfigDict, Field, JsonValue
 
 from pairbench.report.summary._schema_arms import ArmCost, ArmSecurity, ArmSeeding, ArmTransport
 from pairbench.report.summary._schema_hypotheses import HypothesisResult
 from pairbench.report.summary._schema_pairs import Pair, Proportion, Record
 from pairbench.report.summary._schema_requests import ArmRequests
-from pairbench.report.summary._schema_revision import Revision
 from pairbench.report.summary._schema_scores import FailureGroup, FieldAccuracy, Spread
 
-SCHEMA_ID = "pairbench.summary/2"
+SCHEMA_ID = "pairbench.summary/3"
 """Bumped by any change that removes or re-types a key."""
 
 
@@ -46,6 +45,25 @@ class Experiment(Record):
     section that applies."""
     plots: list[str] | None
     """The plots it declares (`report.plots`); `null`: the default plots."""
+
+
+class StudySlot(Record):
+    """The named study's own part of the summary (its ``SCHEMA.md`` documents `data`)."""
+
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+
+    name: str
+    """The study the experiment names."""
+    version: str | None
+    """The study plugin's version; `null` when it is not installed."""
+    schema_: str | None = Field(alias="schema")
+    """The id of `data`'s schema; `null` when the study adds no report part."""
+    data: dict[str, JsonValue] | None
+    """The study's part, as its own model dumped it; `null` when it has nothing for this
+    run, adds no report part, or is not installed."""
+    missing: str | None
+    """Why the study's part and sections are missing (the study is not installed here), or
+    `null`."""
 
 
 class ArmIdentity(Record):
@@ -264,7 +282,7 @@ class Attention(Record):
 class Summary(Record):
     """The top-level object of `summary.json`."""
 
-    schema_id: Literal["pairbench.summary/2"]
+    schema_id: Literal["pairbench.summary/3"]
     """This schema."""
     confidence: float
     """Confidence of every interval (0.95)."""
@@ -325,11 +343,6 @@ class Summary(Record):
     """The spread of wall time per arm and of its paired differences."""
     attention: Attention
     """Trials and attempts that need attention."""
-    revision: Revision | None
-    """A runtime-revision-ab run's report (results with `pairbench.rab-scenario/1`
-    evidence); `null` for other runs."""
-    attribution: dict[str, Any] | None
-    """An attribution-reliability run's machine score (results with
-    `pairbench.attribution.session/1` evidence), already validated by its own models
-    (`pairbench.studies.attribution_reliability`: `Attribution` with a `Scorecard` per
-    arm, whose JSON is the run's `results.json`); `null` for other runs."""
+    study: StudySlot | None
+    """The part of the study the experiment names (`study:`), from its `report` hook; `null`
+    for a plain experiment."""

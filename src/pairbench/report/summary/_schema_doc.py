@@ -174,7 +174,8 @@ def _table(model: type[BaseModel], used_in: dict[type[BaseModel], list[str]]) ->
     lines += ["| key | type | meaning |", "|---|---|---|"]
     for name, field in model.model_fields.items():
         meaning = field.description or _attribute_docs(model).get(name) or _pattern_doc(name)
-        lines.append(f"| `{name}` | {_cell(_type(field.annotation))} | {_cell(meaning)} |")
+        key = field.alias or name
+        lines.append(f"| `{key}` | {_cell(_type(field.annotation))} | {_cell(meaning)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -192,7 +192,7 @@ def _short(text: str) -> str:
 
 
 def attribution(s: Mapping[str, Any]) -> Section | None:
-    part = s.get("attribution")
+    part = (s.get("study") or {}).get("data")
     if part is None:
         return None
     blocks: list[Block] = [f"**{part['statement']}**"]

@@ -5,17 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pairbench.report.view import _attribution as vattr
 from pairbench.report.view import _format as f
 from pairbench.report.view import _hypotheses as vh
 from pairbench.report.view import _metrics as vm
 from pairbench.report.view import _ops as ops
 from pairbench.report.view import _pairs as vp
 from pairbench.report.view import _requests as vr
-from pairbench.report.view import _revision as vrev
-from pairbench.report.view import _revision_metrics as vrm
 from pairbench.report.view import _study as vs
 from pairbench.report.view._doc import Block, Figure, Omitted, Section, Table, View
+from pairbench.studies import StudyReport, load_study
 
 NO_RUNS = "No runs recorded."
 SIMULATED = "SIMULATED run: the agent was simulated; these numbers test the harness, not a model."
@@ -124,12 +122,7 @@ def _crossover(s: Mapping[str, Any]) -> Section:
 
 
 SECTIONS: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {
-    "attribution": vattr.attribution,
     "arms": ops.arms,
-    "revision": vrev.revision,
-    "revision-metrics": vrm.metrics,
-    "revision-gates": vrev.gates,
-    "revision-audit": vrev.audit,
     "outcomes": _outcomes,
     "hypotheses": lambda s: next(iter(vh.hypotheses(s)), None),
     "paired-success": vp.success,
@@ -149,7 +142,9 @@ SECTIONS: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {
     "failures": vs.failures,
     "attention": ops.attention,
 }
-"""Every section a report can show, by the name ``report.sections`` uses, in report order."""
+"""The core's sections, by the name ``report.sections`` uses, in report order
+(``spec.CORE_SECTIONS``). The named study's own come after ``arms``."""
+STUDY_AFTER = "arms"
 PLOT_HOME = {
     "success": "outcomes",
     "task-heatmap": "tasks",
@@ -163,22 +158,73 @@ FOOTNOTED = {"cost", "usage"}
 """Sections whose cells' long asides (sources, estimators, reasons) become notes below."""
 
 
-def _chosen(s: Mapping[str, Any]) -> list[str]:
+def all_sections(s: Mapping[str, Any]) -> dict[str, Callable[[Mapping[str, Any]], Section | None]]:
+    """Every section this summary's report can show, in report order: the core's, with the
+    named study's own after ``arms``."""
+    own = study_sections(s)
+    out: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {}
+    for name, build in SECTIONS.items():
+        out[name] = build
+        if name == STUDY_AFTER:
+            out.update(own)
+    return out
+
+
+def study_sections(
+    s: Mapping[str, Any],
+) -> dict[str, Callable[[Mapping[str, Any]], Section | None]]:
+    """The named study's sections (none when the summary names no study, or it adds none)."""
+    report = _study_report(s)
+    return {} if report is None else {x.name: x.build for x in report.sections}
+
+
+def _study_report(s: Mapping[str, Any]) -> StudyReport | None:
+    slot = s.get("study")
+    if not slot or slot.get("missing"):
+        return None
+    return load_study(slot["name"]).report
+
+
+def _chosen(s: Mapping[str, Any], sections: Mapping[str, object]) -> list[str]:
     declared = s["run"]["experiment"].get("sections")
     if declared is not None:
-        return [name for name in SECTIONS if name in declared]
-    return [name for name in SECTIONS if vs.applies(name, s)]
+        return [name for name in sections if name in declared]
+    return [name for name in sections if name not in SECTIONS or vs.applies(name, s)]
+
+
+def _missing_study(s: Mapping[str, Any]) -> Section | None:
+    """The word a reader needs when the named study's part could not be built."""
+    slot = s.get("study")
+    if not slot or not slot.get("missing"):
+        return None
+    declared = s["run"]["experiment"].get("sections") or []
+    unknown = [name for name in declared if name not in SECTIONS]
+    lost = f" Its sections ({', '.join(unknown)}) are missing." if unknown else ""
+    return Section(
+        f"Study {slot['name']}: not shown",
+        [f"This run's experiment names the study {slot['name']}, but {slot['missing']}.{lost} "
+         "Install the package that provides it and run `pairbench report` again."],
+    )  # fmt: skip
+
+
+def plot_homes(s: Mapping[str, Any]) -> dict[str, str]:
+    """The section each plot sits in: the core's and the named study's plots."""
+    report = _study_report(s)
+    return {**PLOT_HOME, **({} if report is None else {p.name: p.home for p in report.plots})}
 
 
 def _with_figures(
-    figures: Mapping[str, Figure | Omitted], chosen: list[str], built: dict[str, Section]
+    s: Mapping[str, Any],
+    figures: Mapping[str, Figure | Omitted],
+    chosen: list[str],
+    built: dict[str, Section],
 ) -> list[Section]:
     homeless: list[Block] = []
     for plot, made in figures.items():
         block: Block = (
             f"Plot {plot!r} not drawn: {made.reason}." if isinstance(made, Omitted) else made
         )
-        home = PLOT_HOME[plot]
+        home = plot_homes(s).get(plot, "")
         if home in built:
             title, blocks = built[home]
             # The plot leads its section's table, the text alternative and numbers beside it.
@@ -218,17 +264,21 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted]) ->
         title += f" — {ops.SCREENING_STAGE}"
     if s["empty"]:
         return View(title, meta, run["simulated"], True, [])
-    chosen = _chosen(s)
+    sections_ = all_sections(s)
+    chosen = _chosen(s, sections_)
     built: dict[str, Section] = {}
     for name in chosen:
-        section = SECTIONS[name](s)
+        section = sections_[name](s)
         if section is not None:
             blocks = vs.footnote_repeats(section.blocks) if name in FOOTNOTED else section.blocks
             built[name] = Section(section.title, blocks)
-    sections = _with_figures(figures, chosen, built)
+    sections = _with_figures(s, figures, chosen, built)
     stated = vs.limits(s)
     if stated is not None:
         sections.insert(0, stated)
+    missing = _missing_study(s)
+    if missing is not None:
+        sections.insert(0, missing)
     if s["manual_review"]:
         sections.append(ops.manual_review(s))
     return View(title, meta, run["simulated"], False, sections)

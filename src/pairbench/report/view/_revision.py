@@ -170,7 +170,7 @@ def _test(r: Mapping[str, Any]) -> list[Block]:
 
 def revision(s: Mapping[str, Any]) -> Section | None:
     """Task success per campaign, the grid, the campaign test and the model served."""
-    r = s.get("revision")
+    r = (s.get("study") or {}).get("data")
     if r is None:
         return None
     blocks = [
@@ -184,7 +184,7 @@ def revision(s: Mapping[str, Any]) -> Section | None:
 
 def gates(s: Mapping[str, Any]) -> Section | None:
     """Release gates per candidate campaign, regardless of any aggregate."""
-    r = s.get("revision")
+    r = (s.get("study") or {}).get("data")
     if r is None:
         return None
     rows = []
@@ -237,7 +237,7 @@ def _trace(t: Mapping[str, Any] | None) -> str:
 
 def audit(s: Mapping[str, Any]) -> Section | None:
     """Changed outcomes and apparent efficiency gains with their traces; review notes."""
-    r = s.get("revision")
+    r = (s.get("study") or {}).get("data")
     if r is None:
         return None
     a = r["audit"]

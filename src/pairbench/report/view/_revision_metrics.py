@@ -312,7 +312,7 @@ def _diff_row(label: str, d: M) -> list[str]:
 
 def metrics(s: M) -> Section | None:
     """The protocol's metric table, totals beside the conditional subset, paired differences."""
-    r = s.get("revision")
+    r = (s.get("study") or {}).get("data")
     if r is None:
         return None
     arms = r["metrics"]

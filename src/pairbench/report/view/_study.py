@@ -145,9 +145,4 @@ def applies(name: str, s: Mapping[str, Any]) -> bool:
         return bool(s["fields"])
     if name == "tiers":
         return bool(s["tiers"])
-    if name == "attribution":
-        return s.get("attribution") is not None
-    if name.startswith("revision"):
-        # Only a run whose results carry runtime-revision-ab evidence has these.
-        return s.get("revision") is not None
     return True

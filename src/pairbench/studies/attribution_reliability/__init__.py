@@ -15,12 +15,14 @@ from pathlib import Path
 from pairbench.studies._study import Study
 from pairbench.studies.attribution_reliability._agent import AttributionAdapter
 from pairbench.studies.attribution_reliability._grade import grade_attribution
+from pairbench.studies.attribution_reliability._report import REPORT
 
 STUDY = Study(
     name="attribution-reliability",
     title="Is an engine's blame of a product deserved? 40 label-free sites, 20 packages, "
     "seven descriptive metrics",
     root=Path(__file__).parent / "study",
+    report=REPORT,
 )
 
 __all__ = ["STUDY", "AttributionAdapter", "grade_attribution"]

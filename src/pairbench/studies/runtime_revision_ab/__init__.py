@@ -31,6 +31,7 @@ from pairbench.studies.runtime_revision_ab._example import PINNED, ExampleRepo, 
 from pairbench.studies.runtime_revision_ab._grade import grade_minirt
 from pairbench.studies.runtime_revision_ab._model_server import ModelServer, serve_model
 from pairbench.studies.runtime_revision_ab._provider import ProviderRequest
+from pairbench.studies.runtime_revision_ab._report import REPORT
 from pairbench.studies.runtime_revision_ab._result import ScenarioResult
 from pairbench.studies.runtime_revision_ab._run import CANARY, run_scenario
 from pairbench.studies.runtime_revision_ab._scenario import (
@@ -58,6 +59,7 @@ STUDY = Study(
     title="Baseline vs candidate git revision of an agent runtime: ten scenarios, campaigns",
     root=Path(__file__).parent / "study",
     prepare=prepare,
+    report=REPORT,
 )
 
 __all__ = [

@@ -1,0 +1,31 @@
+"""The study's report part: the runtime-revision protocol's sections, from the run's evidence."""
+
+from __future__ import annotations
+
+from pairbench.report.summary._revision import revision_summary
+from pairbench.report.summary._revision_load import load_revision
+from pairbench.report.summary._schema_revision import Revision
+from pairbench.report.view import _revision as vrev
+from pairbench.report.view import _revision_metrics as vrm
+from pairbench.studies import StudyReport, StudyRun, StudySection
+
+
+def build(run: StudyRun) -> Revision | None:
+    """The ``revision`` part (``Revision``); ``None`` when no scenario execution was recorded."""
+    data = load_revision(run.run_dir, run.notes)
+    if not data.cells:
+        return None
+    return Revision.model_validate(revision_summary(run.info, data))
+
+
+REPORT = StudyReport(
+    schema="pairbench.rab-report/1",
+    model=Revision,
+    build=build,
+    sections=(
+        StudySection("revision", vrev.revision),
+        StudySection("revision-metrics", vrm.metrics),
+        StudySection("revision-gates", vrev.gates),
+        StudySection("revision-audit", vrev.audit),
+    ),
+)
