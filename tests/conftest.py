@@ -115,7 +115,7 @@ SLOW_MODULES = {
     "runner/test_ray_nodes.py",
     # whole runs through real servers and subprocesses (each module over ~10 s on 2 cores)
     "test_end_to_end.py",
-    "cli/test_demo_campaign.py",
+    "studies/runtime_revision_ab/test_demo.py",
     "report/test_revision_real_run.py",
     "studies/runtime_revision_ab/test_study.py",
     "studies/runtime_revision_ab/test_scenario_runs.py",

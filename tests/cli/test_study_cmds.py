@@ -10,11 +10,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+import typer
 from typer.core import TyperGroup
 from typer.main import get_command
 from typer.testing import CliRunner
 
 from _helpers import cli
+from pairbench import _registry
 from pairbench.cli._app import app
 from pairbench.studies.webmcp_vs_pdf import reference_answer, score_answer
 from pairbench.studies.webmcp_vs_pdf._page import NO_RUNS
@@ -69,18 +71,39 @@ def test_score_names_the_studies_it_knows(tmp_path: Path) -> None:
 
 
 def test_every_study_subcommand_has_an_example() -> None:
-    group = get_command(app)
+    listed = runner.invoke(app, ["study", "--help"], env={"COLUMNS": "200"}).output
+    studies = _registry.names("studies")
+    assert studies and all(name in listed for name in studies)
+    webmcp = runner.invoke(app, ["study", "webmcp-vs-pdf", "--help"]).output
+    assert "reference" in webmcp and "serve" in webmcp
+    root = get_command(app)
+    assert isinstance(root, TyperGroup)
+    group = root.commands["study"]
     assert isinstance(group, TyperGroup)
-    study = group.commands["study"]
-    assert isinstance(study, TyperGroup)
-    webmcp = study.commands["webmcp-vs-pdf"]
-    assert isinstance(webmcp, TyperGroup)
-    assert set(webmcp.commands) == {"reference", "serve"}
-    for name in webmcp.commands:
-        done = runner.invoke(app, ["study", "webmcp-vs-pdf", name, "--help"])
-        assert "Example:" in done.output, name
+    with_commands = 0
+    for name in studies:
+        sub = group.get_command(typer.Context(group), name)
+        assert isinstance(sub, TyperGroup), name
+        commands = [c for c, cmd in sub.commands.items() if not cmd.hidden]
+        with_commands += bool(commands)
+        for command in commands:
+            done = runner.invoke(app, ["study", name, command, "--help"])
+            assert done.exit_code == 0 and "Example:" in done.output, (name, command)
+    assert with_commands >= 3  # webmcp-vs-pdf, runtime-revision-ab, attribution-reliability
     assert "Example:" in runner.invoke(app, ["score", "--help"]).output
     assert "--study" in runner.invoke(app, ["demo", "--help"]).output
+
+
+def test_a_study_with_one_command_is_still_a_group() -> None:
+    # typer makes a lone command the group itself; `pairbench study NAME CMD` must still work.
+    done = runner.invoke(app, ["study", "runtime-revision-ab", "serve-model", "--help"])
+    assert done.exit_code == 0 and "--port" in done.output
+
+
+def test_an_unknown_study_or_one_without_commands_exits_non_zero() -> None:
+    assert runner.invoke(app, ["study", "no-such-study"]).exit_code == 2
+    done = runner.invoke(app, ["study", "mcp-transports", "--help"])
+    assert done.exit_code == 0 and "adds no commands" in done.output
 
 
 def test_serve_prints_the_url_and_stops_on_ctrl_c(tmp_path: Path) -> None:

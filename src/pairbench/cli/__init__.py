@@ -12,7 +12,6 @@ from pairbench.cli import (  # noqa: F401 - registers commands
     _run,
     _source,
     _studies,
-    _study_attribution,
     _study_cmds,
     _view,
 )

@@ -19,7 +19,7 @@ from pairbench.cli._run import ModelServer, finish, serving
 from pairbench.runner import start_run
 from pairbench.spec import load_experiment
 from pairbench.store._lock import hold_writer_locks
-from pairbench.studies import Study, load_study
+from pairbench.studies import DemoRequest, Study, load_study
 
 LOCAL_URL = "http://127.0.0.1:18089/v1"
 """Where ``--model-server local`` serves the local model (a fixed port: the copied
@@ -150,17 +150,18 @@ def demo(
     """
     study = _study(study_name)
     local = model_server is ModelServer.local
-    if _runs_campaigns(study.experiment_path):
-        if agent != "scripted" or base_url or model:
-            raise PairbenchError(
-                f"--study {study.name} runs its own runtime (the minirt adapter) in campaigns: "
-                "drop --agent, --base-url and --model (--model-server local runs it against "
-                "the local model)"
+    if study.demo is not None:  # the study runs its own demo (campaigns, say)
+        study.demo(
+            DemoRequest(
+                runs_dir=runs_dir,
+                run_seed=run_seed,
+                agent=agent,
+                base_url=base_url,
+                model=model,
+                api_key_env=api_key_env,
+                model_server=model_server.value,
             )
-        from pairbench.cli._demo_campaign import campaign_demo
-
-        with hold_writer_locks():
-            campaign_demo(study, runs_dir, run_seed, local)
+        )
         return
     # Found before the run starts: a missing server program is one clear error, not a run
     # of infra failures. The servers inherit PATH from here.

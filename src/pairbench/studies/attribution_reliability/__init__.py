@@ -10,12 +10,25 @@ engine offline; ``pairbench study attribution-reliability plan`` projects the he
 cost from calibration.
 """
 
+from __future__ import annotations
+
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pairbench.studies._study import Study
 from pairbench.studies.attribution_reliability._agent import AttributionAdapter
 from pairbench.studies.attribution_reliability._grade import grade_attribution
 from pairbench.studies.attribution_reliability._report import REPORT
+
+if TYPE_CHECKING:
+    import typer
+
+
+def _commands() -> typer.Typer:
+    from pairbench.studies.attribution_reliability._cli import commands
+
+    return commands()
+
 
 STUDY = Study(
     name="attribution-reliability",
@@ -23,6 +36,7 @@ STUDY = Study(
     "seven descriptive metrics",
     root=Path(__file__).parent / "study",
     report=REPORT,
+    cli=_commands,
 )
 
 __all__ = ["STUDY", "AttributionAdapter", "grade_attribution"]

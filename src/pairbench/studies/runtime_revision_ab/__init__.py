@@ -14,9 +14,12 @@ a screening pair and an auto-approved confirmation against the scripted model se
         result.passed, result.unauthorized, result.provider_requests
 """
 
-from pathlib import Path
+from __future__ import annotations
 
-from pairbench.studies._study import Study
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pairbench.studies._study import DemoRequest, Study
 from pairbench.studies.runtime_revision_ab._agent import MinirtAgent
 from pairbench.studies.runtime_revision_ab._dispatch_events import (
     ClaimEvidence,
@@ -54,12 +57,30 @@ def prepare(folder: Path) -> str:
     return f"wrote the minirt repository {repo.path} (commits: {', '.join(repo.commits)})"
 
 
+if TYPE_CHECKING:
+    import typer
+
+
+def _commands() -> typer.Typer:
+    from pairbench.studies.runtime_revision_ab._cli import commands
+
+    return commands()
+
+
+def _start_demo(request: DemoRequest) -> None:
+    from pairbench.studies.runtime_revision_ab._demo import demo
+
+    demo(request)
+
+
 STUDY = Study(
     name="runtime-revision-ab",
     title="Baseline vs candidate git revision of an agent runtime: ten scenarios, campaigns",
     root=Path(__file__).parent / "study",
     prepare=prepare,
     report=REPORT,
+    cli=_commands,
+    demo=_start_demo,
 )
 
 __all__ = [

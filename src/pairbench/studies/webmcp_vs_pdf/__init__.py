@@ -9,9 +9,12 @@ the WebMCP page and its site, the people's page and the offline scripted agent.
     STUDY.experiment_path                        # .../study/experiment.yaml
 """
 
-from pathlib import Path
+from __future__ import annotations
 
-from pairbench.studies._study import Study
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pairbench.studies._study import ScoredAnswer, Study
 from pairbench.studies.webmcp_vs_pdf._agent import WebMcpVsPdfScriptedAgent
 from pairbench.studies.webmcp_vs_pdf._dataset import (
     BASELINE_VERSION,
@@ -49,10 +52,28 @@ from pairbench.studies.webmcp_vs_pdf._scorer import (
     score_answer,
 )
 
+if TYPE_CHECKING:
+    import typer
+
+
+def _commands() -> typer.Typer:
+    from pairbench.studies.webmcp_vs_pdf._cli import commands
+
+    return commands()
+
+
+def _score(raw: str) -> ScoredAnswer:
+    from pairbench.studies.webmcp_vs_pdf._cli import score
+
+    return score(raw)
+
+
 STUDY = Study(
     name="webmcp-vs-pdf",
     title="Frozen PDF vs a WebMCP page in headless Chromium: one analysis prompt, 13 fields",
     root=STUDY_ROOT,
+    cli=_commands,
+    score=_score,
 )
 
 

@@ -1,4 +1,5 @@
-"""``pairbench study attribution-reliability plan``: the held-out run's cost projection."""
+"""``pairbench study attribution-reliability plan`` (``Study.cli``): the held-out run's cost
+projection."""
 
 from __future__ import annotations
 
@@ -8,21 +9,12 @@ import typer
 
 from pairbench._errors import PairbenchError
 from pairbench.cli._app import out, user_errors
-from pairbench.cli._study_cmds import study_app
-
-ar_app = typer.Typer(
-    help="The attribution-reliability study: the held-out run's cost projection.",
-    no_args_is_help=True,
-)
-study_app.add_typer(ar_app, name="attribution-reliability")
 
 
 class OverCeiling(PairbenchError):
     exit_code = 1
 
 
-@ar_app.command("plan")
-@user_errors
 def plan_cmd(
     calibration: Path | None = typer.Option(
         None, help="The calibration run folder whose per-session costs the projection uses."
@@ -87,3 +79,13 @@ def plan_cmd(
             f"passes the ceiling ${limit:.2f}. Fix: lower the budgets or the sessions, or "
             "raise the ceiling in the protocol (a new pre-registration)"
         )
+
+
+def commands() -> typer.Typer:
+    """The study's commands."""
+    cli = typer.Typer(
+        help="The attribution-reliability study: the held-out run's cost projection.",
+        no_args_is_help=True,
+    )
+    cli.command("plan")(user_errors(plan_cmd))
+    return cli

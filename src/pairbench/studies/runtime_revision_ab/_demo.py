@@ -1,4 +1,5 @@
-"""``pairbench demo --study runtime-revision-ab``: a campaign study from start to report.
+"""``pairbench demo --study runtime-revision-ab`` (``Study.demo``): a campaign study from
+start to report.
 
 The study is copied (and prepared: its minirt repository written) into
 ``RUNS_DIR/demo-<study>/``; its model server runs for the demo; a screening pair runs; a
@@ -21,7 +22,7 @@ from pairbench.cli._app import err, out
 from pairbench.cli._run import finish
 from pairbench.report import write_report
 from pairbench.runner import start_run
-from pairbench.studies import Study
+from pairbench.studies import DemoRequest, Study
 
 CONFIRMATION_PAIRS = 6
 """The smallest N whose exact sign-flip p can fall below 0.05 (2^(1-N) = 0.03125)."""
@@ -83,6 +84,21 @@ def _model(experiment: Path, local: bool) -> Iterator[dict[str, object] | None]:
             ) from exc
         err.print(f"serving the scripted model at {scripted.base_url}", markup=False)
         yield None
+
+
+def demo(request: DemoRequest) -> None:
+    """The study's demo: its own runtime (the minirt adapter) in campaigns."""
+    from pairbench.store._lock import hold_writer_locks
+    from pairbench.studies.runtime_revision_ab import STUDY
+
+    if request.agent != "scripted" or request.base_url or request.model:
+        raise PairbenchError(
+            f"--study {STUDY.name} runs its own runtime (the minirt adapter) in campaigns: "
+            "drop --agent, --base-url and --model (--model-server local runs it against "
+            "the local model)"
+        )
+    with hold_writer_locks():
+        campaign_demo(STUDY, request.runs_dir, request.run_seed, request.model_server == "local")
 
 
 def campaign_demo(study: Study, runs_dir: Path, run_seed: int | None, local: bool) -> None:

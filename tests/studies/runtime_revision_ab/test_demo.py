@@ -13,10 +13,10 @@ import psutil
 import pytest
 from ruamel.yaml import YAML
 
-from pairbench.cli import _demo_campaign
 from pairbench.freeze._verify_run import verify_run
 from pairbench.studies import Study
 from pairbench.studies.runtime_revision_ab import STUDY, prepare
+from pairbench.studies.runtime_revision_ab import _demo as _demo_campaign
 
 pytestmark = pytest.mark.slow
 
