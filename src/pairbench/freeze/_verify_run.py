@@ -211,8 +211,13 @@ def _check_reports(opened: RunDir, head: str, out: list[Mismatch]) -> None:
     texts = report_texts(
         opened.path, reps if isinstance(reps, int) and reps > 0 else None, use_cache=False
     )
-    for name in present:
-        if (opened.path / name).read_bytes() != texts[name].encode("utf-8"):
+    # The study's own files beside the report (results.json, say) are checked like the
+    # report's: a hand-edited number there must not verify.
+    for name in [*present, *sorted(set(texts) - set(_REPORTS))]:
+        path = opened.path / name
+        if not path.is_file():
+            out.append(Mismatch("report", name, "the file a rebuild from the journal gives", None))
+        elif path.read_bytes() != texts[name].encode("utf-8"):
             out.append(
                 Mismatch("report", name, "the bytes a rebuild from the journal gives", "others")
             )

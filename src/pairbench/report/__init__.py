@@ -11,6 +11,10 @@ One public operation, :func:`write_report`, in three stages, one folder each:
    sections those the study declares (``report:`` in the experiment).
 3. ``render/``: the view as markdown and self-contained HTML, its plots as byte-stable SVG.
 
+A study's own sections and plots (``pairbench.StudyReport``) are built from the same
+blocks: :class:`Section` of paragraphs, :class:`Table` and :class:`Figure` (an inline SVG
+with its words and numbers), or :class:`Omitted` for a plot with nothing to draw.
+
 (``pairbench view`` is the local web app that serves rendered reports and trials.)
 
 **Usage**::
@@ -23,5 +27,6 @@ One public operation, :func:`write_report`, in three stages, one folder each:
 
 from pairbench.report._write import ReportPaths, write_report
 from pairbench.report.summary._schema import SCHEMA_ID
+from pairbench.report.view._doc import Figure, Omitted, Section, Table
 
-__all__ = ["SCHEMA_ID", "ReportPaths", "write_report"]
+__all__ = ["SCHEMA_ID", "Figure", "Omitted", "ReportPaths", "Section", "Table", "write_report"]

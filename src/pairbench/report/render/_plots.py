@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -181,7 +182,31 @@ def _study_plots(
     from pairbench.studies import load_study
 
     report = load_study(slot["name"]).report
-    return {} if report is None else {p.name: p.draw for p in report.plots}
+    return {} if report is None else {p.name: _checked(p.name, p.draw) for p in report.plots}
+
+
+_UNSAFE_SVG = re.compile(
+    r"<script|<foreignobject|<iframe|<!doctype|<!entity|\son\w+\s*=|javascript:"
+    r"|(?:xlink:)?href\s*=\s*[\"'](?!#)",
+    re.IGNORECASE,
+)
+
+
+def _checked(
+    name: str, draw: Callable[[Mapping[str, Any]], Figure | Omitted]
+) -> Callable[[Mapping[str, Any]], Figure | Omitted]:
+    """A study's plot, kept off the page when its SVG could run or load anything: the one
+    unescaped insertion in report.html is a plot's SVG, and a plugin's is not ours."""
+
+    def drawn(s: Mapping[str, Any]) -> Figure | Omitted:
+        made = draw(s)
+        if isinstance(made, Figure) and (
+            not made.svg.lstrip().startswith("<svg") or _UNSAFE_SVG.search(made.svg)
+        ):
+            return Omitted(name, "its SVG holds markup that could run or load something")
+        return made
+
+    return drawn
 
 
 def build_figures(s: Mapping[str, Any]) -> dict[str, Figure | Omitted]:
