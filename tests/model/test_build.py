@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from pairbench._atomic import sha256_file
 from pairbench._errors import ModelError
 from pairbench.model import _build
 from pairbench.model._build import ServerBuild, cached_build, install_server
 from pairbench.model._cache import CMAKE_FLAGS, cache_root, server_home
-from pairbench.store._atomic import sha256_file
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ import pairbench
 from _export_runs import simulated_run
 from _helpers import bare_result
 from pairbench._errors import ExportError, RunDirError
+from pairbench.report.render._junit import junit_xml
 from pairbench.store._export import FORMATS, export_bytes, load_frame, write_export
 from pairbench.store._export_rows import FIXED, METRICS, export_table
-from pairbench.store._junit import junit_xml
 from pairbench.store._records import Grade, Metric
 
 pd: Any = importlib.import_module("pandas")  # no type stubs: typed as Any, like load_frame's

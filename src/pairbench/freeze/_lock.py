@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import Field, ValidationError
 
 from pairbench import _registry
+from pairbench._atomic import write_atomic
 from pairbench._errors import SpecError
 from pairbench._model import Frozen
 from pairbench._version import __version__
@@ -20,7 +21,6 @@ from pairbench.freeze._hashing import (
 )
 from pairbench.freeze._servers import LockedServer, identify_servers
 from pairbench.spec._load import LoadedExperiment, Problem
-from pairbench.store._atomic import write_atomic
 
 
 class LockedFile(Frozen):

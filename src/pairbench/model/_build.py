@@ -25,6 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from pairbench._atomic import sha256_file, write_atomic
 from pairbench._errors import ModelError
 from pairbench.model._cache import (
     CMAKE_FLAGS,
@@ -33,7 +34,6 @@ from pairbench.model._cache import (
     cache_root,
     server_home,
 )
-from pairbench.store._atomic import sha256_file, write_atomic
 
 Progress = Callable[[str], None]
 """Told each step, and the build's percentage as CMake prints it."""

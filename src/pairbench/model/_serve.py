@@ -21,12 +21,12 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict
 
+from pairbench._atomic import sha256_file
 from pairbench._errors import ModelError
 from pairbench.fixtures._serve_port import free_port
 from pairbench.model._build import _download, cached_build, server_binary
 from pairbench.model._cache import LLAMA_VERSION, server_home
 from pairbench.model._weights import installed_model
-from pairbench.store._atomic import sha256_file
 
 TEMPLATE = "Qwen-Qwen2.5-7B-Instruct.jinja"
 """The pinned chat template, from ``llama.cpp/models/templates/`` of the built sdist."""

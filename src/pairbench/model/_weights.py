@@ -18,10 +18,10 @@ from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from pairbench._atomic import sha256_file, write_atomic
 from pairbench._errors import ModelError
 from pairbench.model._build import Progress
 from pairbench.model._cache import MODEL_MODULE, MODEL_PACKAGE, MODEL_VERSION, model_path
-from pairbench.store._atomic import sha256_file, write_atomic
 
 
 class ModelFile(BaseModel):

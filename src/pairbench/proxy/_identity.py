@@ -11,13 +11,13 @@ from typing import Any
 
 from pydantic import Field
 
+from pairbench._atomic import sha256_file
 from pairbench._clock import now_iso
 from pairbench._errors import ModelError
 from pairbench._model import Frozen
 from pairbench.model._weights import gguf_header
 from pairbench.proxy._records import ExchangeRecord
 from pairbench.proxy._upstream import fetch
-from pairbench.store._atomic import sha256_file
 
 
 class GgufIdentity(Frozen):

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from pairbench._atomic import write_atomic
 from pairbench._errors import RunDirError
-from pairbench.store._atomic import write_atomic
 
 if TYPE_CHECKING:
     from pairbench.studies import ReviewNote

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from pairbench._atomic import sha256_file, write_atomic
 from pairbench._model import Frozen
 from pairbench.runner._run import RunState
 from pairbench.schedule._plan import Campaign, Schedule, TrialKey
 from pairbench.spec._policies import ReplacementPolicy
-from pairbench.store._atomic import sha256_file, write_atomic
 from pairbench.store._events import AttemptStarted, CampaignIncomplete, JournalEvent, MovedRecord
 from pairbench.store._records import FINAL_OUTCOMES, TrialResult
 from pairbench.store._replaced import REPLACED, apply_moves

@@ -13,8 +13,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from pairbench._atomic import sha256_file
 from pairbench._errors import ResumeRefused, RunRefused
-from pairbench.store._atomic import sha256_file
 
 
 def protected_sha256(root: Path) -> str:

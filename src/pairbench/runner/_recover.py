@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pairbench._atomic import sha256_file
 from pairbench.runner._run import RunState, planned_keys
 from pairbench.schedule._plan import Schedule, TrialKey
-from pairbench.store._atomic import sha256_file
 from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._journal import Journal
 from pairbench.store._records import FINAL_OUTCOMES, TrialResult

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pairbench._atomic import write_atomic
 from pairbench.freeze._revisions import revision_arms
 from pairbench.spec._load import LoadedExperiment
-from pairbench.store._atomic import write_atomic
 from pairbench.store._run_dir import RunDir
 
 if TYPE_CHECKING:  # pairbench.source loads only for runs that have revision arms

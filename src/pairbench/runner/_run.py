@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pairbench._atomic import sha256_file
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._ceiling import CostCeiling, Reservation, Spend
 from pairbench.runner._context import CANARY_ENV, RunContext
@@ -30,7 +31,6 @@ from pairbench.runner._progress import RunProgress
 from pairbench.runner._slots import AttemptSlots
 from pairbench.runner._warm import warm_servers
 from pairbench.schedule._plan import Pair, Schedule, TrialKey
-from pairbench.store._atomic import sha256_file
 from pairbench.store._commit import CommitEntry, GroupCommitter, MoveFile, PutFile
 from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._journal import Journal

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from pairbench._atomic import sha256_file, write_atomic
 from pairbench._errors import PairbenchError, RunRefused
 from pairbench.schedule._confirmation import (
     Approval,
@@ -21,7 +22,6 @@ from pairbench.schedule._confirmation import (
     plan_problems,
     plan_sha256,
 )
-from pairbench.store._atomic import sha256_file, write_atomic
 
 NEW_PLAN_FIX = "write a new plan to a new file (a plan is never edited by hand) and approve that"
 

@@ -3,7 +3,7 @@ exports."""
 
 from typing import TYPE_CHECKING, Any
 
-from pairbench.store._atomic import sha256_file, write_atomic
+from pairbench._atomic import sha256_file, write_atomic
 from pairbench.store._events import JournalEvent, TrialRow
 from pairbench.store._export import load_frame
 from pairbench.store._journal import Journal

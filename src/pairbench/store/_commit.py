@@ -44,7 +44,7 @@ from typing import BinaryIO
 
 from pydantic import BaseModel
 
-from pairbench.store._atomic import fsync_dir
+from pairbench._atomic import fsync_dir
 from pairbench.store._journal import Journal
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
+from pairbench._atomic import write_atomic
 from pairbench._errors import ExportError
-from pairbench.store._atomic import write_atomic
 from pairbench.store._export_rows import Cell, ExportTable, export_table
 
 Format = Literal["csv", "jsonl", "parquet", "junit"]
@@ -105,7 +105,7 @@ def export_bytes(run: Path, fmt: Format) -> bytes:
         Path("trials.jsonl").write_bytes(export_bytes(run_path, "jsonl"))
     """
     if fmt == "junit":
-        from pairbench.store._junit import junit_xml
+        from pairbench.report.render._junit import junit_xml
 
         return junit_xml(run)
     writers = {"csv": to_csv, "jsonl": to_jsonl, "parquet": to_parquet}

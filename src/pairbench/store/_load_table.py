@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 from pydantic import TypeAdapter, ValidationError
 
+from pairbench._atomic import write_atomic
 from pairbench._errors import RunDirError
-from pairbench.store._atomic import write_atomic
 from pairbench.store._events import AttemptFinished, TrialRow
 from pairbench.store._load_run import _records, read_run_info
 from pairbench.store._records import first_error

@@ -30,8 +30,8 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from pairbench._atomic import write_atomic
 from pairbench.spec._models import MIN_SECRET_CHARS, env_ref
-from pairbench.store._atomic import write_atomic
 
 __all__ = ["MIN_SECRET_CHARS", "Redactor", "stored_env", "stored_secret"]
 

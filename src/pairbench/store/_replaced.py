@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from pairbench.store._atomic import fsync_dir
+from pairbench._atomic import fsync_dir
 from pairbench.store._events import AttemptFinished, CampaignIncomplete, MovedRecord
 
 REPLACED = "replaced"

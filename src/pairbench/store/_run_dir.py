@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pairbench._atomic import fsync_dir, write_atomic
 from pairbench._errors import RunDirError
 from pairbench.schedule._plan import TrialKey
-from pairbench.store._atomic import fsync_dir, write_atomic
 from pairbench.store._commit import PutFile
 from pairbench.store._events import JournalEvent
 from pairbench.store._journal import Journal, journal_head
