@@ -116,7 +116,7 @@ SLOW_MODULES = {
     # whole runs through real servers and subprocesses (each module over ~10 s on 2 cores)
     "test_end_to_end.py",
     "studies/runtime_revision_ab/test_demo.py",
-    "report/test_revision_real_run.py",
+    "studies/runtime_revision_ab/test_report_real_run.py",
     "studies/runtime_revision_ab/test_study.py",
     "studies/runtime_revision_ab/test_scenario_runs.py",
     "studies/test_tracker_graders.py",

@@ -10,14 +10,19 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from _report_builders import RunScenario, make_planted, make_planted_run, with_requests
-from _revision_builders import feature_run, summary_of
 from pairbench.report import SCHEMA_ID
 from pairbench.report._write import summary_json
 from pairbench.report.summary import _sections
 from pairbench.report.summary._build import build_summary, summarize
 from pairbench.report.summary._frame import Frame
 from pairbench.report.summary._schema import Summary
-from pairbench.report.summary._schema_doc import TARGET, _attribute_docs, _walk, schema_reference
+from pairbench.report.summary._schema_doc import (
+    TARGET,
+    _attribute_docs,
+    _walk,
+    schema_reference,
+    study_references,
+)
 from pairbench.store import TrialTable
 from pairbench.store._records import Grade
 
@@ -75,13 +80,22 @@ def test_committed_schema_reference_is_current() -> None:
     assert Path(__file__).parents[2] / "src/pairbench/report/summary/SUMMARY_SCHEMA.md" == TARGET
 
 
+def test_each_built_in_studys_schema_reference_is_current() -> None:
+    # Fix: make docs, and commit each study's SCHEMA.md beside its part's model.
+    references = study_references()
+    assert len(references) >= 2  # runtime-revision-ab and attribution-reliability
+    for path, text in references.items():
+        assert path.read_text(encoding="utf-8") == text, path
+        assert path.parent.parent.parent.name == "studies"  # inside the study, not the core
+
+
 def test_every_model_and_field_is_documented() -> None:
     for model in MODELS:
         assert (model.__doc__ or "").strip(), model.__name__
         docs = _attribute_docs(model)
-        for name in model.model_fields:
+        for name, field in model.model_fields.items():
             assert docs.get(name, "").strip(), f"{model.__name__}.{name}"
-            assert f"| `{name}` |" in schema_reference()
+            assert f"| `{field.alias or name}` |" in schema_reference()
 
 
 def test_every_field_is_required() -> None:
@@ -97,9 +111,12 @@ def test_every_field_is_required() -> None:
 
 def test_real_summaries_reach_every_model(scenario: RunScenario) -> None:
     seen: set[type[BaseModel]] = set()
-    # The revision part is reached by a runtime-revision-ab run's hand-written evidence.
-    revision = summary_of(*feature_run())
-    for summary in (build_summary(*scenario), _reviewed_planted(), revision):
+    # The study slot is reached by a run whose experiment names a study.
+    with_study = {
+        **build_summary(*scenario),
+        "study": {"name": "acme", "version": "1", "schema": "acme/1", "data": {}, "missing": None},
+    }
+    for summary in (build_summary(*scenario), _reviewed_planted(), with_study):
         _instances(Summary.model_validate(summary, strict=True), seen)
     assert {m.__name__ for m in MODELS} - {m.__name__ for m in seen} == set()
 

@@ -33,11 +33,20 @@ def test_rewrite_replaces_files(tmp_path: Path) -> None:
 
 
 def test_public_names_are_deliberate() -> None:
-    # One public operation, write_report; the three stages (summary, view, render) are
+    # One public operation, write_report, and the blocks a study's own sections are made of
+    # (Section, Table, Figure, Omitted); the three stages (summary, view, render) are
     # private folders. pairbench.report (the attribute) is the top-level write_report's
     # package, reached through importlib.
     package = importlib.import_module("pairbench.report")
-    assert sorted(package.__all__) == ["ReportPaths", "SCHEMA_ID", "write_report"]
+    assert sorted(package.__all__) == [
+        "Figure",
+        "Omitted",
+        "ReportPaths",
+        "SCHEMA_ID",
+        "Section",
+        "Table",
+        "write_report",
+    ]
     for name in package.__all__:
         if name != "SCHEMA_ID":
             assert getattr(package, name).__doc__

@@ -203,11 +203,55 @@ def journal_reference() -> str:
     return "\n".join([JOURNAL_HEADER, *(_table(m, u) for m, u in found.items())])
 
 
+def model_reference(root: type[BaseModel], title: str, intro: str) -> str:
+    """The reference of any root model: a title, an introduction, then one table per model
+    it reaches (what each study's ``SCHEMA.md`` is made of).
+
+    Example::
+
+        model_reference(Lengths, "`study.data` of acme-study", "...").startswith("# ")  # True
+    """
+    head = f"# {title}\n\n{intro.strip()}\n"
+    return "\n".join([head, *(_table(m, u) for m, u in _walk(root).items())])
+
+
+def study_target(model: type[BaseModel]) -> Path:
+    """Where a study's ``SCHEMA.md`` lives: beside the module that defines its part's model."""
+    return Path(inspect.getfile(sys.modules[model.__module__])).with_name("SCHEMA.md")
+
+
+def study_reference(name: str, schema: str, model: type[BaseModel]) -> str:
+    """The text of a study's ``SCHEMA.md``: ``summary.json``'s ``study.data`` for its runs."""
+    intro = f"""Generated from `{model.__module__}.{model.__name__}`
+by `make docs` (`python -m pairbench.report.summary._schema_doc`); do not edit by hand.
+
+The study's own part of a run's `summary.json`: `study.data` when `study.name` is
+`{name}` and `study.schema` is `{schema}` (the core's slot is in
+`SUMMARY_SCHEMA.md`). The study's report sections are rendered from this object."""
+    return model_reference(model, f"`study.data` of {name} — schema `{schema}`", intro)
+
+
+def study_references() -> dict[Path, str]:
+    """Every registered study's ``SCHEMA.md`` that ships inside pairbench, by path."""
+    from pairbench.studies import registered_studies
+
+    here = Path(__file__).resolve().parents[2]
+    out: dict[Path, str] = {}
+    for study in registered_studies():
+        if study.report is None:
+            continue
+        target = study_target(study.report.model)
+        if target.resolve().is_relative_to(here):  # a third party documents its own
+            out[target] = study_reference(study.name, study.report.schema, study.report.model)
+    return out
+
+
 def main(argv: list[str]) -> None:
-    """Write both references (``PATH`` for the summary's: a copy elsewhere)."""
+    """Write the references (``PATH`` for the summary's: a copy elsewhere)."""
     targets = {Path(argv[0]) if argv else TARGET: schema_reference()}
     if not argv:
         targets[JOURNAL_TARGET] = journal_reference()
+        targets.update(study_references())
     for target, text in targets.items():
         target.write_text(text, encoding="utf-8")
         print(f"wrote {target}")

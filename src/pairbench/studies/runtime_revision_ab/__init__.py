@@ -34,7 +34,6 @@ from pairbench.studies.runtime_revision_ab._example import PINNED, ExampleRepo, 
 from pairbench.studies.runtime_revision_ab._grade import grade_minirt
 from pairbench.studies.runtime_revision_ab._model_server import ModelServer, serve_model
 from pairbench.studies.runtime_revision_ab._provider import ProviderRequest
-from pairbench.studies.runtime_revision_ab._report import REPORT
 from pairbench.studies.runtime_revision_ab._result import ScenarioResult
 from pairbench.studies.runtime_revision_ab._run import CANARY, run_scenario
 from pairbench.studies.runtime_revision_ab._scenario import (
@@ -46,6 +45,7 @@ from pairbench.studies.runtime_revision_ab._scenario import (
     load_scenario,
 )
 from pairbench.studies.runtime_revision_ab._snapshot import FileChange, FileState
+from pairbench.studies.runtime_revision_ab.report._part import REPORT
 
 MODEL_PORT = 18090
 """Where the study's experiment expects its model server (``proxy.upstream``)."""

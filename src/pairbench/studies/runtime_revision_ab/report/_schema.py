@@ -8,7 +8,7 @@ are `passed`, `scored_failure`, `pre_inference_rejection` (scored), `infra` (uns
 from __future__ import annotations
 
 from pairbench.report.summary._schema_pairs import Record
-from pairbench.report.summary._schema_revision_metrics import ArmMetrics
+from pairbench.studies.runtime_revision_ab.report._schema_metrics import ArmMetrics
 
 
 class Scenario(Record):

@@ -3,9 +3,9 @@ self-reported counts, measured vs estimated usage, censoring."""
 
 from __future__ import annotations
 
-from _revision_builders import cell, evidence, feature_run
-from pairbench.report.summary._revision import revision_summary
-from pairbench.report.summary._revision_metrics import arm_metrics, nearest_rank
+from pairbench.studies.runtime_revision_ab.report._metrics import arm_metrics, nearest_rank
+from pairbench.studies.runtime_revision_ab.report._summary import revision_summary
+from studies.runtime_revision_ab.revision_builders import cell, evidence, feature_run
 
 
 def test_a_response_without_usage_gives_coverage_nine_of_ten_not_zero() -> None:

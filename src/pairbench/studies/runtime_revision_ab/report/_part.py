@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pairbench.report.summary._revision import revision_summary
-from pairbench.report.summary._revision_load import load_revision
-from pairbench.report.summary._schema_revision import Revision
-from pairbench.report.view import _revision as vrev
-from pairbench.report.view import _revision_metrics as vrm
 from pairbench.studies import StudyReport, StudyRun, StudySection
+from pairbench.studies.runtime_revision_ab.report import _view as vrev
+from pairbench.studies.runtime_revision_ab.report import _view_metrics as vrm
+from pairbench.studies.runtime_revision_ab.report._load import load_revision
+from pairbench.studies.runtime_revision_ab.report._schema import Revision
+from pairbench.studies.runtime_revision_ab.report._summary import revision_summary
 
 
 def build(run: StudyRun) -> Revision | None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pairbench.analysis import median, paired_median_difference_censored
-from pairbench.report.summary._revision_load import Cell
+from pairbench.studies.runtime_revision_ab.report._load import Cell
 
 if TYPE_CHECKING:
     from pairbench.studies.runtime_revision_ab._evidence_models import ScenarioEvidence

@@ -9,9 +9,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from _revision_builders import ARMS, cell, evidence, feature_run, run_record
-from pairbench.report.summary._revision import SCREENING, revision_summary
-from pairbench.report.summary._revision_load import RevisionData
+from pairbench.studies.runtime_revision_ab.report._load import RevisionData
+from pairbench.studies.runtime_revision_ab.report._summary import SCREENING, revision_summary
+from studies.runtime_revision_ab.revision_builders import (
+    ARMS,
+    cell,
+    evidence,
+    feature_run,
+    run_record,
+)
 
 
 def test_task_success_per_campaign_keeps_every_outcome_apart() -> None:

@@ -9,19 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from _revision_builders import feature_run, summary_of, write_run
 from pairbench._errors import RunDirError
 from pairbench.report._write import _read_reviews
 from pairbench.report.render._html import render_html
 from pairbench.report.render._markdown import render_markdown
-from pairbench.report.summary._revision_load import (
-    ScenarioNote,
-    load_revision,
-)
 from pairbench.report.summary._schema import Summary
 from pairbench.store._run_dir import RunDir
+from pairbench.studies import ReviewNote
+from pairbench.studies.runtime_revision_ab.report._load import (
+    load_revision,
+)
+from studies.runtime_revision_ab.revision_builders import feature_run, summary_of, write_run
 
-STUDY = Path(__file__).parents[2] / "src/pairbench/studies/runtime_revision_ab/study"
+STUDY = Path(__file__).parents[3] / "src/pairbench/studies/runtime_revision_ab/study"
 
 
 def _markdown(note: bool = False) -> str:
@@ -110,7 +110,7 @@ def test_load_revision_reads_results_and_kept_attempts(tmp_path: Path) -> None:
 def test_manual_review_notes_shape(tmp_path: Path) -> None:
     path = tmp_path / "manual_review.json"
     path.write_text(json.dumps({"notes": {"AR-005": {"by": "ana", "note": "kept"}}}), "utf-8")
-    assert _read_reviews(path) == ([], {"AR-005": ScenarioNote("ana", "kept")})
+    assert _read_reviews(path) == ([], {"AR-005": ReviewNote("ana", "kept")})
     path.write_text(json.dumps({"notes": {"AR-005": {"by": "ana"}}}), "utf-8")
     with pytest.raises(RunDirError, match="needs a string by and note"):
         _read_reviews(path)

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.report.summary._build import summarize
-from pairbench.report.summary._revision import revision_summary
-from pairbench.report.summary._revision_load import Cell, RevisionData, ScenarioNote
-from pairbench.report.summary._schema_revision import Revision
 from pairbench.store._records import Grade, TrialResult
 from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
+from pairbench.studies import ReviewNote
 from pairbench.studies.runtime_revision_ab._evidence_models import ScenarioEvidence
+from pairbench.studies.runtime_revision_ab.report._load import Cell, RevisionData
+from pairbench.studies.runtime_revision_ab.report._schema import Revision
+from pairbench.studies.runtime_revision_ab.report._summary import revision_summary
 
 TASKS = {"ar-001": "AR-001", "ar-005": "AR-005", "ar-007": "AR-007", "ar-009": "AR-009"}
 ARMS = ("baseline", "candidate")
@@ -162,7 +163,7 @@ def feature_run(note_ar007: bool = False) -> tuple[RunRecord, RevisionData]:
     cells.append(cell("baseline", "ar-009", 1, None, attempt=2))
     cells += [cell("candidate", t, p, ev) for t, evs in c.items() for p, ev in enumerate(evs)]
     infra = [cell("baseline", "ar-009", 1, None, attempt=1, folder="infra")]
-    notes = {"AR-007": ScenarioNote(by="reviewer", note="<b>config.toml</b> overwritten")}
+    notes = {"AR-007": ReviewNote(by="reviewer", note="<b>config.toml</b> overwritten")}
     return run_record(), RevisionData(cells, infra, notes if note_ar007 else {})
 
 

@@ -20,11 +20,15 @@ from typing import Any
 from pairbench.analysis import campaign_t_interval, scenario_grid, sign_flip_test
 from pairbench.analysis._campaign import MAX_EXACT_PAIRS
 from pairbench.report.summary._common import CONFIDENCE, timeout_ms
-from pairbench.report.summary._revision_gates import SCORED, audit, gates, outcome_of
-from pairbench.report.summary._revision_load import EVIDENCE_SCHEMA, Cell, RevisionData
-from pairbench.report.summary._revision_metrics import arm_metrics
-from pairbench.report.summary._revision_totals import CONDITIONAL, paired_differences, totals
 from pairbench.store._run_record import RunRecord
+from pairbench.studies.runtime_revision_ab.report._gates import SCORED, audit, gates, outcome_of
+from pairbench.studies.runtime_revision_ab.report._load import EVIDENCE_SCHEMA, Cell, RevisionData
+from pairbench.studies.runtime_revision_ab.report._metrics import arm_metrics
+from pairbench.studies.runtime_revision_ab.report._totals import (
+    CONDITIONAL,
+    paired_differences,
+    totals,
+)
 
 OUTCOMES = ("passed", "scored_failure", "pre_inference_rejection", "infra", "missing")
 SCREENING = "one stochastic screening pair, no superiority claim"

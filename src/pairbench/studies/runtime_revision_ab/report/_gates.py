@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pairbench.report.summary._revision_load import Cell, ScenarioNote
-from pairbench.report.summary._revision_totals import measured_tokens
+from pairbench.studies import ReviewNote
+from pairbench.studies.runtime_revision_ab.report._load import Cell
+from pairbench.studies.runtime_revision_ab.report._totals import measured_tokens
 
 if TYPE_CHECKING:
     from pairbench.studies.runtime_revision_ab._evidence_models import ScenarioEvidence
@@ -48,7 +49,7 @@ def outcome_of(cell: Cell | None) -> str:
     return "infra" if cell.result_outcome == "infra" else "missing"
 
 
-def note_for(notes: Mapping[str, ScenarioNote], scenario: str, task: str) -> ScenarioNote | None:
+def note_for(notes: Mapping[str, ReviewNote], scenario: str, task: str) -> ReviewNote | None:
     return notes.get(scenario) or notes.get(task)
 
 
@@ -82,7 +83,7 @@ def gates(
     candidate: str,
     by_cell: Mapping[tuple[str, str, int], Cell],
     campaigns: Mapping[int, str | None],
-    notes: Mapping[str, ScenarioNote],
+    notes: Mapping[str, ReviewNote],
 ) -> list[dict[str, Any]]:
     """Each gate: its status over the candidate campaigns, and per campaign the failing and
     the unjudged (no evidence) scenarios."""
@@ -135,7 +136,7 @@ def audit(
     candidate: str,
     by_cell: Mapping[tuple[str, str, int], Cell],
     pairs: Sequence[int],
-    notes: Mapping[str, ScenarioNote],
+    notes: Mapping[str, ReviewNote],
 ) -> dict[str, Any]:
     """Changed outcomes and apparent efficiency gains with their traces; required notes."""
     cells = []

@@ -51,10 +51,6 @@ class Cell:
     """The transcript the journal names for it; None when none was written."""
 
 
-ScenarioNote = ReviewNote
-"""A review note for one scenario (``manual_review.json`` ``notes``)."""
-
-
 @dataclass(frozen=True)
 class RevisionData:
     """Everything the revision sections read that the trial table does not hold."""
@@ -63,7 +59,7 @@ class RevisionData:
     """Final records, in path order."""
     infra: list[Cell]
     """Attempts kept under ``infra/`` (replaced or not), in path order."""
-    notes: Mapping[str, ScenarioNote] = field(default_factory=dict)
+    notes: Mapping[str, ReviewNote] = field(default_factory=dict)
     """Scenario label (or task id) -> review note."""
     windows: list[dict[str, Any]] = field(default_factory=list)
     """``proxy/interference.jsonl``: per attempt (label ``arm/task/trial#attempt``), the
@@ -115,7 +111,7 @@ def _cells(run_dir: RunDir, folder: str, transcripts: Mapping[str, str | None]) 
     return out
 
 
-def load_revision(run_dir: RunDir, notes: Mapping[str, ScenarioNote] | None = None) -> RevisionData:
+def load_revision(run_dir: RunDir, notes: Mapping[str, ReviewNote] | None = None) -> RevisionData:
     """The run's final records and kept infra attempts with their evidence and traces."""
     transcripts = _transcripts(run_dir)
     return RevisionData(

@@ -1,0 +1,77 @@
+"""The deterministic numbers of a demo's ``summary.json``, to show a refactor changed none.
+
+Issue 31 moved the studies' report code without changing behaviour: the built-in demos
+under fixed seeds must give the same numbers before and after. Timings, run ids and paths
+differ from run to run, so this keeps only what the seeds decide (outcomes, k/n, paired
+counts, exact p values, the study's own verdicts), reading the study's part from
+``study.data`` (``pairbench.summary/3``) or the old ``revision``/``attribution`` keys
+(``pairbench.summary/2``).
+
+    python tools/demo_numbers.py compare OLD_RUNS NEW_RUNS   # each: <study>/<run>/summary.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _study_part(s: dict[str, Any]) -> dict[str, Any] | None:
+    slot = s.get("study")
+    if isinstance(slot, dict):
+        return slot.get("data")
+    return s.get("revision") or s.get("attribution")
+
+
+def numbers(s: dict[str, Any]) -> dict[str, Any]:
+    """The numbers of one summary that its run's seeds decide."""
+    out: dict[str, Any] = {
+        "arms": [(a["arm"], a["outcomes"], a["success"]["k"], a["success"]["n"]) for a in s["arms"]],
+        "pairs": [
+            (p["a"], p["b"], p["both"], p["a_only"], p["b_only"], p["neither"], p["mcnemar_exact_p"])
+            for p in s["pairs"]
+        ],
+        "tasks": [(t["task"], {a: (v["k"], v["n"]) for a, v in t["arms"].items()}) for t in s["tasks"]],
+        "hypotheses": [(h["id"], h["pairs"], h["n"], h["dropped"]) for h in s["hypotheses"]],
+    }
+    part = _study_part(s)
+    if part and "campaign_test" in part:
+        keep = ("pair", "arm", "position", "tasks", "passed", "scored_failure",
+                "pre_inference_rejection", "infra", "missing")  # fmt: skip
+        out["campaigns"] = [{k: c[k] for k in keep} for c in part["campaigns"]]
+        out["campaign_differences"] = part["campaign_test"]["differences"]
+        out["grid"] = part["grid"]
+    if part and "calibration" in part:
+        out["calibration"] = part["calibration"]
+        out["scorecards"] = {
+            arm: {k: v for k, v in card.items() if k not in {"latency", "cost", "engine"}}
+            for arm, card in (part.get("scorecards") or {}).items()
+        }
+    return out
+
+
+def _summaries(root: Path) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted(root.glob("*/*/summary.json"), key=lambda p: p.parent.name):
+        found.setdefault(path.parent.parent.name, []).append(json.loads(path.read_text()))
+    return found
+
+
+def compare(old: Path, new: Path) -> int:
+    before, after = _summaries(old), _summaries(new)
+    same = True
+    for study in sorted(set(before) | set(after)):
+        a = [numbers(s) for s in before.get(study, [])]
+        b = [numbers(s) for s in after.get(study, [])]
+        equal = json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+        same &= equal and bool(a)
+        print(f"{study}: {len(a)} run(s) before, {len(b)} after: {'same' if equal else 'DIFFERENT'}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] != "compare":
+        sys.exit(__doc__)
+    sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3])))
