@@ -15,7 +15,7 @@ from pathlib import Path
 from pairbench.studies._study import Study
 from pairbench.studies.attribution_reliability._agent import AttributionAdapter
 from pairbench.studies.attribution_reliability._grade import grade_attribution
-from pairbench.studies.attribution_reliability._report import REPORT
+from pairbench.studies.attribution_reliability.report import REPORT
 
 STUDY = Study(
     name="attribution-reliability",
