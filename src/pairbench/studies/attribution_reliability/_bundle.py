@@ -31,9 +31,9 @@ from typing import Literal
 from pydantic import Field
 
 from pairbench._model import Frozen
-from pairbench.engines._models import RecordedSession
 from pairbench.store._atomic import write_atomic
 from pairbench.studies.attribution_reliability._manifest import Package
+from pairbench.studies.attribution_reliability.engines._models import RecordedSession
 from pairbench.studies.attribution_reliability.site._server import RunningSite
 
 BUNDLE_NAME = "package.json"
