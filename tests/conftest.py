@@ -155,9 +155,9 @@ SLOW_MODULES = {
     "studies/attribution_reliability/test_study.py",
     "studies/attribution_reliability/test_procedure.py",
     "studies/attribution_reliability/test_frozen.py",
-    "engines/test_python_engine.py",
-    "engines/test_command_engine.py",
-    "engines/test_http_engine.py",
+    "studies/attribution_reliability/engines/test_python_engine.py",
+    "studies/attribution_reliability/engines/test_command_engine.py",
+    "studies/attribution_reliability/engines/test_http_engine.py",
 }
 
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pairbench._errors import RegistryError
 
-Group = Literal["agents", "graders", "fixtures", "studies"]
+Group = Literal["agents", "graders", "fixtures", "engines", "studies"]
 
 
 @cache
@@ -26,6 +26,16 @@ def load(group: Group, name: str) -> Any:
 
     Raises ``RegistryError`` naming the known names when ``name`` is not registered.
     """
+    return _entry_point(group, name).load()
+
+
+def target(group: Group, name: str) -> str:
+    """The ``module:attr`` that ``name`` is registered as in ``pairbench.<group>``, unloaded
+    (what a worker process imports); ``RegistryError`` as ``load``."""
+    return _entry_point(group, name).value
+
+
+def _entry_point(group: Group, name: str) -> EntryPoint:
     found = _entry_points(group).get(name)
     if found is None:
         known = ", ".join(names(group)) or "none"
@@ -33,7 +43,7 @@ def load(group: Group, name: str) -> Any:
             f"no {group[:-1]} named {name!r} is registered (known: {known}); "
             f"install the package that provides it or fix the name"
         )
-    return found.load()
+    return found
 
 
 def refresh() -> None:

@@ -20,12 +20,18 @@ from pathlib import Path
 import pytest
 
 from _helpers import skip_outside_ci
-from pairbench.engines import Budget, EngineRequest, EngineSpec, Persona, run_engine
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.model import LlamaServer, ServeConfig
 from pairbench.model._build import cached_build
 from pairbench.model._weights import installed_model
 from pairbench.studies.attribution_reliability._manifest import load_cases
+from pairbench.studies.attribution_reliability.engines import (
+    Budget,
+    EngineRequest,
+    EngineSpec,
+    Persona,
+    run_engine,
+)
 from pairbench.studies.attribution_reliability.site import serve_case
 
 

@@ -7,9 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pairbench.engines._models import EngineReport, Evidence, Finding, Quote
 from pairbench.studies.attribution_reliability._manifest import Case, Package
 from pairbench.studies.attribution_reliability._score_models import SessionRecord
+from pairbench.studies.attribution_reliability.engines._models import (
+    EngineReport,
+    Evidence,
+    Finding,
+    Quote,
+)
 
 CLASSES = {"P": "product_failure", "T": "tester_trap", "E": "environment", "X": "epistemic"}
 PACKAGE_PRODUCT = ("K10", "K14", "K15", "K16")

@@ -7,8 +7,8 @@ import pytest
 
 def test_a_provider_refusal_before_any_model_success_is_infra_and_after_one_is_not() -> None:
     from pairbench.agents._protocol import InfraFailure, RunSignals
-    from pairbench.engines import EngineReport
     from pairbench.studies.attribution_reliability._agent import provider_refused
+    from pairbench.studies.attribution_reliability.engines import EngineReport
 
     refused = EngineReport.model_validate(
         {"status": "failed", "errors": [{"kind": "model", "message": "auth: 401 bad key"}]}

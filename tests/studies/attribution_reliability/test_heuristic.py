@@ -15,12 +15,17 @@ import psutil
 import pytest
 
 from _helpers import skip_outside_ci
-from pairbench.engines._models import Budget, EngineReport, EngineRequest, Persona
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.attribution_reliability._heuristic import HeuristicEngine
 from pairbench.studies.attribution_reliability._heuristic_browse import UserVisit
 from pairbench.studies.attribution_reliability._heuristic_outcome import UserResult
 from pairbench.studies.attribution_reliability._heuristic_rules import RULES_SHA256
+from pairbench.studies.attribution_reliability.engines._models import (
+    Budget,
+    EngineReport,
+    EngineRequest,
+    Persona,
+)
 from pairbench.studies.attribution_reliability.site import (
     RunningSite,
     serve_site,

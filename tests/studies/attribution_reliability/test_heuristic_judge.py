@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from pairbench.engines._models import (
+from pairbench.studies.attribution_reliability._heuristic import HeuristicEngine
+from pairbench.studies.attribution_reliability.engines._models import (
     EngineReport,
     EngineRequest,
     Persona,
     RecordedSession,
     RecordedStep,
 )
-from pairbench.engines._protocol import AttributionEngine
-from pairbench.studies.attribution_reliability._heuristic import HeuristicEngine
+from pairbench.studies.attribution_reliability.engines._protocol import AttributionEngine
 
 BASE = "http://127.0.0.1:40000/v/abcdefghijklmnop"
 BASKET = "main: heading 'Your basket'; text 'One lemon cake'; button 'Place order'"

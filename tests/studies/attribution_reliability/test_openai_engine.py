@@ -17,15 +17,6 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from _helpers import skip_outside_ci
-from pairbench.engines._models import (
-    Budget,
-    EngineReport,
-    EngineRequest,
-    Persona,
-    RecordedSession,
-    RecordedStep,
-)
-from pairbench.engines._protocol import AttributionEngine
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.attribution_reliability import _openai_engine
 from pairbench.studies.attribution_reliability._openai_engine import OpenAIEngine
@@ -44,6 +35,15 @@ from pairbench.studies.attribution_reliability._openai_engine_report import (
 from pairbench.studies.attribution_reliability._openai_engine_settings import (
     OpenAIEngineSettings,
 )
+from pairbench.studies.attribution_reliability.engines._models import (
+    Budget,
+    EngineReport,
+    EngineRequest,
+    Persona,
+    RecordedSession,
+    RecordedStep,
+)
+from pairbench.studies.attribution_reliability.engines._protocol import AttributionEngine
 from pairbench.studies.attribution_reliability.site._kit import CaseSite, SiteContext, page
 from pairbench.studies.attribution_reliability.site._server import RunningSite, serve_site
 from pairbench.testing._chat_double_attribution import (

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pairbench.engines._models import EngineRequest, Persona
-from pairbench.engines._protocol import AttributionEngine
 from pairbench.studies.attribution_reliability._manifest import REPEAT_SUBSET
 from pairbench.studies.attribution_reliability._reference import (
     AlwaysBlameEngine,
@@ -15,6 +13,8 @@ from pairbench.studies.attribution_reliability._reference import (
 )
 from pairbench.studies.attribution_reliability._score import score
 from pairbench.studies.attribution_reliability._score_models import Scorecard, SessionRecord
+from pairbench.studies.attribution_reliability.engines._models import EngineRequest, Persona
+from pairbench.studies.attribution_reliability.engines._protocol import AttributionEngine
 from studies.attribution_reliability.ar_score_helpers import manifest, write_manifest
 
 

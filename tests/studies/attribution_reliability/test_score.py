@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.engines._models import Finding, Observation
 from pairbench.studies.attribution_reliability._score_text import (
     founder_facing,
     met_target,
@@ -13,6 +12,7 @@ from pairbench.studies.attribution_reliability._score_text import (
     site_path,
     supported,
 )
+from pairbench.studies.attribution_reliability.engines._models import Finding, Observation
 from studies.attribution_reliability.ar_score_helpers import (
     finding,
     make_case,

@@ -9,7 +9,6 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from pairbench._errors import SpecError
-from pairbench.engines._models import Observation
 from pairbench.studies.attribution_reliability._score import (
     load_manual_review,
     read_results,
@@ -21,6 +20,7 @@ from pairbench.studies.attribution_reliability._score_models import (
     Scorecard,
     SessionRecord,
 )
+from pairbench.studies.attribution_reliability.engines._models import Observation
 from studies.attribution_reliability.ar_score_helpers import (
     finding,
     manifest,

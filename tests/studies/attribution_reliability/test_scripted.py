@@ -10,7 +10,6 @@ import struct
 
 import pytest
 
-from pairbench.engines._models import RecordedSession, RecordedStep
 from pairbench.fixtures._webmcp import launch_chromium
 from pairbench.studies.attribution_reliability._manifest import (
     Package,
@@ -26,6 +25,7 @@ from pairbench.studies.attribution_reliability._scripted import (
     record_package,
     sentence_user,
 )
+from pairbench.studies.attribution_reliability.engines._models import RecordedSession, RecordedStep
 from pairbench.studies.attribution_reliability.site import serve_case
 
 PACKAGES = load_packages()

@@ -15,7 +15,6 @@ import yaml
 
 from pairbench import start_run, write_report
 from pairbench._errors import PairbenchError
-from pairbench.engines import EngineRequest, Persona
 from pairbench.freeze import verify_experiment, write_lock
 from pairbench.spec import load_experiment
 from pairbench.studies.attribution_reliability import STUDY, AttributionAdapter
@@ -31,6 +30,7 @@ from pairbench.studies.attribution_reliability._reference import (
 )
 from pairbench.studies.attribution_reliability._score import score
 from pairbench.studies.attribution_reliability._score_models import SessionRecord
+from pairbench.studies.attribution_reliability.engines import EngineRequest, Persona
 from pairbench.studies.attribution_reliability.site import SITES, CaseSite
 
 ORACLE = {"engine": "python", "target": f"{OracleEngine.__module__}:OracleEngine"}

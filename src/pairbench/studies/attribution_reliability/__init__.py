@@ -1,8 +1,9 @@
 """The ``attribution-reliability`` study: when an engine blames a product, is it deserved?
 
-Engines (``pairbench.engines``) browse label-free fixture sites (``site``) as simulated users,
-or judge recorded evidence packages, and publish findings; the scorer (version 1.0) measures
-whether the blame is deserved against ground truth in ``cases.json`` and ``packages.json``.
+Engines (``engines``, registered under ``pairbench.engines``) browse label-free fixture sites
+(``site``) as simulated users, or judge recorded evidence packages, and publish findings; the
+scorer (version 1.0) measures whether the blame is deserved against ground truth in
+``cases.json`` and ``packages.json``.
 
 ``pairbench init DIR --from attribution-reliability`` copies ``study/``; ``pairbench demo
 --study attribution-reliability`` runs the calibration set with the heuristic reference
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 from pairbench.studies._study import Study
 from pairbench.studies.attribution_reliability._agent import AttributionAdapter
 from pairbench.studies.attribution_reliability._grade import grade_attribution
-from pairbench.studies.attribution_reliability._report import REPORT
+from pairbench.studies.attribution_reliability.report import REPORT
 
 if TYPE_CHECKING:
     import typer

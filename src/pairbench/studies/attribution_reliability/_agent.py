@@ -31,7 +31,6 @@ from pydantic import Field
 
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
 from pairbench.agents._settings import AdapterSettings
-from pairbench.engines._models import Budget, EngineReport, EngineRequest, Persona
 from pairbench.store._records import Metric
 from pairbench.studies.attribution_reliability._manifest import (
     CASES_FILE,
@@ -43,6 +42,12 @@ from pairbench.studies.attribution_reliability._manifest import (
 )
 from pairbench.studies.attribution_reliability._score_models import SessionFailure
 from pairbench.studies.attribution_reliability._session import SessionEvidence
+from pairbench.studies.attribution_reliability.engines._models import (
+    Budget,
+    EngineReport,
+    EngineRequest,
+    Persona,
+)
 
 DESKTOP_UA = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -60,7 +65,7 @@ class AttributionSettings(AdapterSettings):
 
     example: ClassVar[str] = "{engine: {engine: heuristic}}"
     engine: dict[str, Any] = Field(default_factory=lambda: {"engine": "heuristic"})
-    """The arm's engine (``pairbench.engines.EngineSpec``): a registered name, or
+    """The arm's engine (``engines.EngineSpec``): a registered name, or
     ``command``/``python``/``http`` with its argv, target or URL."""
     budget: Budget = Field(default_factory=Budget)
     """Per-user budgets sent in the request (the protocol's 10 actions, 130 s)."""
@@ -81,7 +86,7 @@ class AttributionAdapter:
 
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
         self.settings = AttributionSettings.parse(settings)
-        from pairbench.engines import EngineSpec
+        from pairbench.studies.attribution_reliability.engines import EngineSpec
 
         # Relative programs resolve against the runner's folder (the adapter is not told
         # the experiment's); `lock_code` resolves them against the experiment's.
@@ -94,8 +99,8 @@ class AttributionAdapter:
         """What the held-out lock pins beyond pairbench's source: the engine's identity
         (adapter, program or target, commit, source hash, models, pinned env) and every
         file of the study (sites, recorder, scorer, manifests), recursively."""
-        from pairbench.engines import EngineSpec, engine_identity
         from pairbench.freeze._hashing import tree_sha256
+        from pairbench.studies.attribution_reliability.engines import EngineSpec, engine_identity
 
         parsed = AttributionSettings.parse(settings)
         spec = EngineSpec.parse(parsed.engine).resolve(root)
@@ -204,7 +209,7 @@ class AttributionAdapter:
         )
 
     async def _engine(self, request: EngineRequest, ctx: AgentContext) -> Any:
-        from pairbench.engines import run_engine
+        from pairbench.studies.attribution_reliability.engines import run_engine
 
         # run_engine scrubs the environment itself (its allow-list plus the engine spec's
         # declared `env`), from the runner's own, as the engine's process needs it.

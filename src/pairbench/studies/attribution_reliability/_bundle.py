@@ -32,8 +32,8 @@ from pydantic import Field
 
 from pairbench._atomic import write_atomic
 from pairbench._model import Frozen
-from pairbench.engines._models import RecordedSession
 from pairbench.studies.attribution_reliability._manifest import Package
+from pairbench.studies.attribution_reliability.engines._models import RecordedSession
 from pairbench.studies.attribution_reliability.site._server import RunningSite
 
 BUNDLE_NAME = "package.json"

@@ -37,7 +37,6 @@ from __future__ import annotations
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from pairbench.engines._models import EngineError, EngineReport, EngineRequest
 from pairbench.studies.attribution_reliability._heuristic_browse import UserVisit
 from pairbench.studies.attribution_reliability._heuristic_judge import judge_sessions
 from pairbench.studies.attribution_reliability._heuristic_outcome import (
@@ -45,6 +44,11 @@ from pairbench.studies.attribution_reliability._heuristic_outcome import (
     merge,
 )
 from pairbench.studies.attribution_reliability._heuristic_rules import RULES_SHA256
+from pairbench.studies.attribution_reliability.engines._models import (
+    EngineError,
+    EngineReport,
+    EngineRequest,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright

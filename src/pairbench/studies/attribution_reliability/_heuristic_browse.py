@@ -17,7 +17,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from pairbench.engines._models import Budget, ClaimScope, Observation, Persona, SetAsideReason
 from pairbench.studies.attribution_reliability._heuristic_act import (
     Act,
     Press,
@@ -43,6 +42,13 @@ from pairbench.studies.attribution_reliability._heuristic_rules import (
     match_score,
     safety_kind,
     words,
+)
+from pairbench.studies.attribution_reliability.engines._models import (
+    Budget,
+    ClaimScope,
+    Observation,
+    Persona,
+    SetAsideReason,
 )
 
 if TYPE_CHECKING:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from pairbench.engines._models import EngineReport, Quote, RecordedSession, RecordedStep
 from pairbench.studies.attribution_reliability._heuristic_outcome import (
     Aside,
     Blame,
@@ -43,6 +42,12 @@ from pairbench.studies.attribution_reliability._heuristic_rules import (
     SUCCESS_PATTERN,
     norm,
     safety_kind,
+)
+from pairbench.studies.attribution_reliability.engines._models import (
+    EngineReport,
+    Quote,
+    RecordedSession,
+    RecordedStep,
 )
 
 SUCCESS_CLAIM = re.compile(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pairbench._model import Frozen
-from pairbench.engines._models import (
+from pairbench.studies.attribution_reliability.engines._models import (
     ClaimScope,
     EngineReport,
     Evidence,

@@ -13,7 +13,7 @@ from pydantic import Field, ValidationError
 
 from pairbench._errors import SpecError
 from pairbench._model import Frozen
-from pairbench.engines._models import ClaimScope
+from pairbench.studies.attribution_reliability.engines._models import ClaimScope
 
 STUDY_DIR = Path(__file__).parent / "study"
 CASES_FILE = STUDY_DIR / "cases.json"

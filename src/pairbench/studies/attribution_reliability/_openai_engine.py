@@ -33,17 +33,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from pairbench.engines._models import (
-    EngineError,
-    EngineReport,
-    EngineRequest,
-    Finding,
-    Observation,
-    Persona,
-    Quote,
-    ReportUser,
-    SetAside,
-)
 from pairbench.studies.attribution_reliability._openai_engine_browser import (
     Browser,
     BrowserUnavailable,
@@ -75,6 +64,17 @@ from pairbench.studies.attribution_reliability._openai_engine_report import (
 )
 from pairbench.studies.attribution_reliability._openai_engine_settings import (
     OpenAIEngineSettings,
+)
+from pairbench.studies.attribution_reliability.engines._models import (
+    EngineError,
+    EngineReport,
+    EngineRequest,
+    Finding,
+    Observation,
+    Persona,
+    Quote,
+    ReportUser,
+    SetAside,
 )
 
 __all__ = ["OpenAIEngine"]

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pairbench.engines._models import Usage
 from pairbench.studies.attribution_reliability._openai_engine_settings import (
     OpenAIEngineSettings,
 )
+from pairbench.studies.attribution_reliability.engines._models import Usage
 
 if TYPE_CHECKING:
     from openai import OpenAI

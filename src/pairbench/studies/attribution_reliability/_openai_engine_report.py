@@ -15,7 +15,9 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from pairbench._model import Frozen
-from pairbench.engines._models import (
+from pairbench.studies.attribution_reliability._openai_engine_browser import _plain
+from pairbench.studies.attribution_reliability._openai_engine_model import ModelFailure
+from pairbench.studies.attribution_reliability.engines._models import (
     ClaimScope,
     Evidence,
     Finding,
@@ -24,8 +26,6 @@ from pairbench.engines._models import (
     SetAside,
     SetAsideReason,
 )
-from pairbench.studies.attribution_reliability._openai_engine_browser import _plain
-from pairbench.studies.attribution_reliability._openai_engine_model import ModelFailure
 
 SESSIONS_HEADER = "Sessions (JSON):"
 CHECK_HEADER = "Sentence and browser record (JSON):"

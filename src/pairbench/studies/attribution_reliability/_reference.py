@@ -9,14 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pairbench.engines._models import (
-    EngineReport,
-    EngineRequest,
-    Evidence,
-    Finding,
-    Quote,
-    SetAside,
-)
 from pairbench.studies.attribution_reliability._manifest import (
     CASES_FILE,
     PACKAGES_FILE,
@@ -24,6 +16,14 @@ from pairbench.studies.attribution_reliability._manifest import (
     Package,
     load_cases,
     load_packages,
+)
+from pairbench.studies.attribution_reliability.engines._models import (
+    EngineReport,
+    EngineRequest,
+    Evidence,
+    Finding,
+    Quote,
+    SetAside,
 )
 
 

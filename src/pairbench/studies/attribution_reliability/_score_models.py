@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 
 from pairbench._model import Frozen
 from pairbench.analysis._wilson import wilson
-from pairbench.engines._models import EngineReport
+from pairbench.studies.attribution_reliability.engines._models import EngineReport
 
 SCORER_VERSION: Literal["1.0"] = "1.0"
 PROTOCOL_VERSION: Literal["1.0"] = "1.0"

@@ -12,8 +12,12 @@ from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 from urllib.parse import urlsplit
 
-from pairbench.engines._models import EngineReport, Finding, Observation
 from pairbench.studies.attribution_reliability._manifest import Case, Package
+from pairbench.studies.attribution_reliability.engines._models import (
+    EngineReport,
+    Finding,
+    Observation,
+)
 
 _QUOTES = str.maketrans("", "", "'\"‘’“”`´")
 _SPACE = re.compile(r"\s+")

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
-from pairbench.engines._models import RecordedSession, RecordedStep
 from pairbench.studies.attribution_reliability._manifest import (
     Package,
     PlannedSentence,
     ScriptedUser,
     ScriptStep,
 )
+from pairbench.studies.attribution_reliability.engines._models import RecordedSession, RecordedStep
 from pairbench.studies.attribution_reliability.site._server import RunningSite
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from typing import Literal
 from pydantic import Field
 
 from pairbench._model import Frozen
-from pairbench.engines._models import EngineReport
 from pairbench.studies.attribution_reliability._score_models import SessionFailure, SessionRecord
+from pairbench.studies.attribution_reliability.engines._models import EngineReport
 
 SESSION_SCHEMA = "pairbench.attribution.session/1"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from pairbench.engines._models import EngineReport, EngineRequest
+from pairbench.studies.attribution_reliability.engines._models import EngineReport, EngineRequest
 
 
 @runtime_checkable

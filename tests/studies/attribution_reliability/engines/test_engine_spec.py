@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pairbench._errors import SpecError
-from pairbench.engines import EngineSpec, engine_names
+from pairbench.studies.attribution_reliability.engines import EngineSpec, engine_names
 
 
 def problems(data: dict[str, object]) -> str:

@@ -14,13 +14,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pairbench.report.summary._schema_attribution import (
+from pairbench.store._run_dir import RunDir
+from pairbench.store._run_record import RunRecord
+from pairbench.studies.attribution_reliability._manifest import load_cases, load_packages
+from pairbench.studies.attribution_reliability._score import score
+from pairbench.studies.attribution_reliability._session import SessionEvidence
+from pairbench.studies.attribution_reliability.report._schema import (
     STATEMENT,
     Attribution,
     CalibrationSession,
 )
-from pairbench.store._run_dir import RunDir
-from pairbench.store._run_record import RunRecord
 
 SCHEMA = "pairbench.attribution.session/1"
 
@@ -36,10 +39,6 @@ def load_attribution(
 ) -> dict[str, Any]:
     """The summary's ``attribution`` part: a scorecard per arm (held-out), or the
     calibration sessions as diagnostics."""
-    from pairbench.studies.attribution_reliability._manifest import load_cases, load_packages
-    from pairbench.studies.attribution_reliability._score import score
-    from pairbench.studies.attribution_reliability._session import SessionEvidence
-
     sessions: dict[str, list[tuple[int, SessionEvidence | None, str]]] = {}
     root = run_dir.path / "results"
     for path in sorted(root.rglob("*.json")) if root.is_dir() else []:

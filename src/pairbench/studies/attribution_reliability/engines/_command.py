@@ -10,11 +10,11 @@ from typing import ClassVar
 from pairbench._process import resolve_argv
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import RunSignals
-from pairbench.engines._env import resolve_refs
-from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import EngineOutcome
-from pairbench.engines._spec import EngineSpec
-from pairbench.engines._subprocess import run_process
+from pairbench.studies.attribution_reliability.engines._env import resolve_refs
+from pairbench.studies.attribution_reliability.engines._models import EngineRequest
+from pairbench.studies.attribution_reliability.engines._outcome import EngineOutcome
+from pairbench.studies.attribution_reliability.engines._spec import EngineSpec
+from pairbench.studies.attribution_reliability.engines._subprocess import run_process
 
 
 class CommandEngine:

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import ClassVar, Protocol, runtime_checkable
 
 from pairbench.agents._protocol import RunSignals
-from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import EngineOutcome
-from pairbench.engines._spec import EngineSpec
+from pairbench.studies.attribution_reliability.engines._models import EngineRequest
+from pairbench.studies.attribution_reliability.engines._outcome import EngineOutcome
+from pairbench.studies.attribution_reliability.engines._spec import EngineSpec
 
 
 @runtime_checkable

@@ -11,16 +11,16 @@ from typing import ClassVar
 import httpx
 
 from pairbench.agents._protocol import InfraFailure, RunSignals
-from pairbench.engines._env import resolve_refs
-from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import (
+from pairbench.studies.attribution_reliability.engines._env import resolve_refs
+from pairbench.studies.attribution_reliability.engines._models import EngineRequest
+from pairbench.studies.attribution_reliability.engines._outcome import (
     RAW_STDOUT_CAP,
     EngineOutcome,
     answered,
     elapsed_ms,
     outcome_of,
 )
-from pairbench.engines._spec import EngineSpec
+from pairbench.studies.attribution_reliability.engines._spec import EngineSpec
 
 
 class HttpEngine:

@@ -1,19 +1,19 @@
 """Engines by name: the built-in adapters and whatever is registered under
 ``pairbench.engines`` (an adapter class, or an ``AttributionEngine`` class that the ``python``
-adapter then runs in its worker)."""
+adapter then runs in its worker). The entry points are read through ``pairbench._registry``
+(one cache, one ``refresh``)."""
 
 from __future__ import annotations
 
-from functools import cache
-from importlib.metadata import EntryPoint, entry_points
 from typing import Any, NamedTuple
 
+from pairbench import _registry
 from pairbench._errors import RegistryError
-from pairbench.engines._adapter import EngineAdapter
-from pairbench.engines._command import CommandEngine
-from pairbench.engines._http import HttpEngine
-from pairbench.engines._python import PythonEngine
-from pairbench.engines._spec import EngineSpec
+from pairbench.studies.attribution_reliability.engines._adapter import EngineAdapter
+from pairbench.studies.attribution_reliability.engines._command import CommandEngine
+from pairbench.studies.attribution_reliability.engines._http import HttpEngine
+from pairbench.studies.attribution_reliability.engines._python import PythonEngine
+from pairbench.studies.attribution_reliability.engines._spec import EngineSpec
 
 BUILTIN: dict[str, type[EngineAdapter]] = {
     "command": CommandEngine,
@@ -31,27 +31,23 @@ class Resolved(NamedTuple):
     target: str | None
 
 
-@cache
-def _entry_points() -> dict[str, EntryPoint]:
-    return {ep.name: ep for ep in entry_points(group="pairbench.engines")}
-
-
 def engine_names() -> list[str]:
     """Every engine name an arm may use, sorted."""
-    return sorted(set(BUILTIN) | set(_entry_points()))
+    return sorted(set(BUILTIN) | set(_registry.names("engines")))
 
 
 def resolve(name: str) -> Resolved:
     """The adapter that runs engine ``name``; ``RegistryError`` lists the known names."""
     if name in BUILTIN:
         return Resolved(BUILTIN[name], None)
-    found = _entry_points().get(name)
-    if found is None:
+    # Checked here rather than by the registry: the known names include the built-ins.
+    if name not in _registry.names("engines"):
         raise RegistryError(
             f"no engine named {name!r} is registered (known: {', '.join(engine_names())}); "
             "install the package that provides it or fix the name"
         )
-    return classify(found.load(), target=found.value, name=name)
+    obj = _registry.load("engines", name)
+    return classify(obj, target=_registry.target("engines", name), name=name)
 
 
 def classify(obj: Any, *, target: str | None = None, name: str = "") -> Resolved:
@@ -74,8 +70,3 @@ def build(spec: EngineSpec) -> EngineAdapter:
     if found.target is not None:
         spec = spec.model_copy(update={"target": found.target})
     return found.adapter(spec)
-
-
-def refresh() -> None:
-    """Forget cached entry points (after installing a plugin in the same process)."""
-    _entry_points.cache_clear()

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from pairbench import _registry
 from pairbench._errors import SpecError
-from pairbench.engines import EngineSpec, _registry, engine_identity
+from pairbench.studies.attribution_reliability.engines import EngineSpec, engine_identity
 
 
 def git(repo: Path, *args: str) -> str:
@@ -122,7 +123,9 @@ def test_a_registered_engine_class_is_identified_as_a_python_worker(
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     point = EntryPoint(name="reg", value="reg_engine:Reg", group="pairbench.engines")
-    monkeypatch.setattr(_registry, "_entry_points", lambda: {"reg": point})
+    monkeypatch.setattr(
+        _registry, "_entry_points", lambda group: {"reg": point} if group == "engines" else {}
+    )
     spec = EngineSpec.parse({"engine": "reg", "settings": {"k": 1}})
     found = engine_identity(spec, tmp_path)
     assert (found.engine, found.adapter, found.target) == ("reg", "python", "reg_engine:Reg")

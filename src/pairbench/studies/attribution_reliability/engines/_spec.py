@@ -42,7 +42,7 @@ class EngineSpec(Frozen):
     argv: list[str] | None = None
     """command: the program and its arguments (a leading ``python`` is this interpreter)."""
     target: str | None = None
-    """python: ``module:Class`` implementing ``pairbench.engines.AttributionEngine``."""
+    """python: ``module:Class`` implementing ``AttributionEngine`` (this package's)."""
     path: list[str] = Field(default_factory=list)
     """python: folders put on the worker's ``sys.path`` (relative to the experiment)."""
     url: str | None = None
@@ -98,7 +98,7 @@ class EngineSpec(Frozen):
         except ValidationError as exc:
             raise SpecError([_problem(err) for err in exc.errors()]) from None
         if known is None:
-            from pairbench.engines._registry import engine_names
+            from pairbench.studies.attribution_reliability.engines._resolve import engine_names
 
             known = engine_names()
         if spec.engine not in known:

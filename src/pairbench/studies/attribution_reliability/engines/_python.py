@@ -9,25 +9,30 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
-import pairbench
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import RunSignals
-from pairbench.engines import _worker
-from pairbench.engines._env import resolve_refs
-from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import EngineOutcome
-from pairbench.engines._spec import EngineSpec
-from pairbench.engines._subprocess import Exited, Verdict, exit_verdict, run_process
+from pairbench.studies.attribution_reliability.engines import _worker
+from pairbench.studies.attribution_reliability.engines._env import resolve_refs
+from pairbench.studies.attribution_reliability.engines._models import EngineRequest
+from pairbench.studies.attribution_reliability.engines._outcome import EngineOutcome
+from pairbench.studies.attribution_reliability.engines._spec import EngineSpec
+from pairbench.studies.attribution_reliability.engines._subprocess import (
+    Exited,
+    Verdict,
+    exit_verdict,
+    run_process,
+)
 
-SRC_ROOT = str(Path(pairbench.__file__).resolve().parent.parent)
-"""Where this pairbench is imported from: the worker must run this very code, even when
-the interpreter's installed pairbench is another checkout."""
+SRC_ROOT = str(Path(__file__).resolve().parents[__name__.count(".")])
+"""Where this pairbench is imported from (the folder holding ``pairbench/``, one level up per
+dot in this module's name): the worker must run this very code, even when the interpreter's
+installed pairbench is another checkout."""
 
 
 class PythonEngine:
-    """Runs ``spec.target`` (an ``AttributionEngine`` class) in ``python -m
-    pairbench.engines._worker``: an exception, a crash (even ``os._exit``), a hang or a
-    return value that is not a report is the engine's runtime failure, never the runner's.
+    """Runs ``spec.target`` (an ``AttributionEngine`` class) in ``python -m ..._worker``: an
+    exception, a crash (even ``os._exit``), a hang or a return value that is not a report is
+    the engine's runtime failure, never the runner's.
 
     **Usage**::
 
@@ -60,7 +65,7 @@ class PythonEngine:
         child_env["PYTHONPATH"] = os.pathsep.join([*self.spec.path, *declared, SRC_ROOT])
         payload = {"settings": self.spec.settings, "request": request.wire()}
         return await run_process(
-            [sys.executable, "-m", "pairbench.engines._worker", self.target],
+            [sys.executable, "-m", _worker.__name__, self.target],
             json.dumps(payload).encode("utf-8"),
             env=child_env,
             workdir=workdir,

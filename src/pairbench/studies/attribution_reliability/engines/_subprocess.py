@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from pairbench._process import spawn, stop_process
-from pairbench.engines._outcome import (
+from pairbench.studies.attribution_reliability.engines._outcome import (
     RAW_STDOUT_CAP,
     EngineOutcome,
     FailureKind,

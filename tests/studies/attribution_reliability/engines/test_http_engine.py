@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pairbench.agents import InfraFailure, RunSignals
-from pairbench.engines import (
+from pairbench.studies.attribution_reliability.engines import (
     EngineOutcome,
     EngineRequest,
     EngineSignals,

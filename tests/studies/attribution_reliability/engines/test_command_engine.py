@@ -13,7 +13,13 @@ import pytest
 
 from pairbench._errors import SpecError
 from pairbench.agents import InfraFailure
-from pairbench.engines import EngineOutcome, EngineRequest, EngineSpec, Persona, run_engine
+from pairbench.studies.attribution_reliability.engines import (
+    EngineOutcome,
+    EngineRequest,
+    EngineSpec,
+    Persona,
+    run_engine,
+)
 
 GOOD = """
 import json, os, sys
@@ -135,7 +141,7 @@ def test_a_grandchild_holding_stdout_does_not_hold_the_answer(tmp_path: Path) ->
 
 
 def test_the_default_deadline_is_per_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pairbench.engines import Budget, _run
+    from pairbench.studies.attribution_reliability.engines import Budget, _run
 
     monkeypatch.setattr(_run, "TIMEOUT_SLACK_S", 0.0)
     slow = request().model_copy(update={"budget": Budget(seconds_per_user=1.5)})

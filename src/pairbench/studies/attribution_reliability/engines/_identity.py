@@ -17,10 +17,14 @@ from pydantic import Field
 
 from pairbench._errors import SpecError
 from pairbench._model import Frozen
-from pairbench.engines._python import SRC_ROOT
-from pairbench.engines._registry import resolve
-from pairbench.engines._spec import EngineSpec, is_python, python_script_index
 from pairbench.spec._models import env_ref
+from pairbench.studies.attribution_reliability.engines._python import SRC_ROOT
+from pairbench.studies.attribution_reliability.engines._resolve import resolve
+from pairbench.studies.attribution_reliability.engines._spec import (
+    EngineSpec,
+    is_python,
+    python_script_index,
+)
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL|COOKIE|SESSION", re.IGNORECASE)
 _SKIP = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"})

@@ -1,8 +1,8 @@
-"""pairbench.engines' public names change only on purpose."""
+"""The engines package's public names change only on purpose."""
 
 from __future__ import annotations
 
-import pairbench.engines
+from pairbench.studies.attribution_reliability import engines
 
 PUBLIC = [
     "REPORT_SCHEMA",
@@ -40,5 +40,5 @@ PUBLIC = [
 
 
 def test_the_public_names_are_deliberate() -> None:
-    assert pairbench.engines.__all__ == PUBLIC
-    assert all(hasattr(pairbench.engines, name) for name in PUBLIC)
+    assert engines.__all__ == PUBLIC
+    assert all(hasattr(engines, name) for name in PUBLIC)

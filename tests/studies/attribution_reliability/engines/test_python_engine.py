@@ -9,12 +9,18 @@ import textwrap
 
 import pytest
 
-from pairbench.engines import EngineOutcome, EngineRequest, EngineSpec, Persona, run_engine
-from pairbench.engines._registry import build, classify
+from pairbench.studies.attribution_reliability.engines import (
+    EngineOutcome,
+    EngineRequest,
+    EngineSpec,
+    Persona,
+    run_engine,
+)
+from pairbench.studies.attribution_reliability.engines._resolve import build, classify
 
 ENGINES = """
 import os, time
-from pairbench.engines import EngineReport, Finding, SetAside
+from pairbench.studies.attribution_reliability.engines import EngineReport, Finding, SetAside
 
 
 class Good:
@@ -183,7 +189,7 @@ def test_a_registered_engine_class_is_wrapped_in_the_python_adapter() -> None:
 
 
 def test_an_adapter_class_is_used_as_it_is() -> None:
-    from pairbench.engines import HttpEngine
+    from pairbench.studies.attribution_reliability.engines import HttpEngine
 
     assert classify(HttpEngine).adapter is HttpEngine
     spec = EngineSpec.parse({"engine": "http", "url": "http://127.0.0.1:1"})

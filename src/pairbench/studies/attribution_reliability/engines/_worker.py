@@ -1,4 +1,4 @@
-"""The ``python`` adapter's worker: ``python -m pairbench.engines._worker module:Class``.
+"""The ``python`` adapter's worker: ``python -m <this module> module:Class``.
 
 It reads ``{"settings": {...}, "request": {...}}`` on stdin, builds the class with the
 settings, calls ``scan`` or ``judge`` and prints the report as JSON on stdout. Whatever the
@@ -41,7 +41,10 @@ def _build(target: str, settings: dict[str, Any]) -> Any:
 
 
 def main(argv: list[str]) -> int:
-    from pairbench.engines._models import EngineReport, EngineRequest
+    from pairbench.studies.attribution_reliability.engines._models import (
+        EngineReport,
+        EngineRequest,
+    )
 
     # The report owns fd 1: the engine's prints (and its children's) go to stderr.
     report_out = os.fdopen(os.dup(1), "w", encoding="utf-8")

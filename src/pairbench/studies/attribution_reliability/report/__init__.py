@@ -7,10 +7,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pairbench.report.summary._attribution_load import load_attribution
-from pairbench.report.summary._schema_attribution import Attribution
-from pairbench.report.view import _attribution as vattr
 from pairbench.studies import StudyReport, StudyRun, StudySection
+from pairbench.studies.attribution_reliability.report import _view as vattr
+from pairbench.studies.attribution_reliability.report._load import load_attribution
+from pairbench.studies.attribution_reliability.report._schema import Attribution
 
 
 def build(run: StudyRun) -> Attribution:

@@ -15,7 +15,7 @@ from pydantic import Field, ValidationError
 
 from pairbench._model import Frozen
 from pairbench.agents._protocol import RunSignals
-from pairbench.engines._models import EngineReport
+from pairbench.studies.attribution_reliability.engines._models import EngineReport
 
 FailureKind = Literal["crash", "non_json", "invalid_report", "timeout", "engine_error", "refused"]
 

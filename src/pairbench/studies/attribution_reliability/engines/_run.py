@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from pairbench.agents._protocol import InfraFailure, RunSignals
-from pairbench.engines._models import EngineRequest
-from pairbench.engines._outcome import EngineOutcome, EngineSignals
-from pairbench.engines._registry import build
-from pairbench.engines._spec import EngineSpec
+from pairbench.studies.attribution_reliability.engines._models import EngineRequest
+from pairbench.studies.attribution_reliability.engines._outcome import EngineOutcome, EngineSignals
+from pairbench.studies.attribution_reliability.engines._resolve import build
+from pairbench.studies.attribution_reliability.engines._spec import EngineSpec
 
 TIMEOUT_SLACK_S = 60.0
 
@@ -17,7 +17,7 @@ TIMEOUT_SLACK_S = 60.0
 def default_timeout(request: EngineRequest) -> float:
     """users x ``seconds_per_user`` + 60 s (the protocol's limit for a whole scan).
 
-    >>> from pairbench.engines._models import Persona
+    >>> from pairbench.studies.attribution_reliability.engines._models import Persona
     >>> default_timeout(EngineRequest(mode="scan", start_url="http://x/", model_seed=1,
     ...     personas=[Persona(user="u1", goal="g"), Persona(user="u2", goal="g")]))
     320.0

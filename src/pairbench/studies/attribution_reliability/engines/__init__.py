@@ -6,11 +6,15 @@ registered under ``pairbench.engines``) and returns an ``EngineOutcome``: the re
 runtime failure of a named kind. ``engine_identity`` pins which engine that was.
 """
 
-from pairbench.engines._adapter import EngineAdapter
-from pairbench.engines._command import CommandEngine
-from pairbench.engines._http import HttpEngine
-from pairbench.engines._identity import EngineIdentity, engine_identity, hash_path
-from pairbench.engines._models import (
+from pairbench.studies.attribution_reliability.engines._adapter import EngineAdapter
+from pairbench.studies.attribution_reliability.engines._command import CommandEngine
+from pairbench.studies.attribution_reliability.engines._http import HttpEngine
+from pairbench.studies.attribution_reliability.engines._identity import (
+    EngineIdentity,
+    engine_identity,
+    hash_path,
+)
+from pairbench.studies.attribution_reliability.engines._models import (
     REPORT_SCHEMA,
     REQUEST_SCHEMA,
     Budget,
@@ -28,12 +32,16 @@ from pairbench.engines._models import (
     SetAside,
     Usage,
 )
-from pairbench.engines._outcome import EngineOutcome, EngineSignals, FailureKind
-from pairbench.engines._protocol import AttributionEngine
-from pairbench.engines._python import PythonEngine
-from pairbench.engines._registry import engine_names
-from pairbench.engines._run import default_timeout, run_engine
-from pairbench.engines._spec import EngineSpec
+from pairbench.studies.attribution_reliability.engines._outcome import (
+    EngineOutcome,
+    EngineSignals,
+    FailureKind,
+)
+from pairbench.studies.attribution_reliability.engines._protocol import AttributionEngine
+from pairbench.studies.attribution_reliability.engines._python import PythonEngine
+from pairbench.studies.attribution_reliability.engines._resolve import engine_names
+from pairbench.studies.attribution_reliability.engines._run import default_timeout, run_engine
+from pairbench.studies.attribution_reliability.engines._spec import EngineSpec
 
 __all__ = [
     "REPORT_SCHEMA",
