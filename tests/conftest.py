@@ -78,86 +78,15 @@ def server_env() -> dict[str, str]:
     return checkout_env()
 
 
-# `make test-fast` runs `pytest -m "not slow"`: no browser, no R, no real agent CLI, no Ray,
-# no module of whole subprocess-driven runs. A module is slow when it needs one of those
-# (listed here, so a new one is one line); the rest is the fast set (under 2 minutes).
-SLOW_MODULES = {
-    # headless Chromium
-    "fixtures/test_webmcp_bridge.py",
-    "fixtures/test_webmcp_runner.py",
-    "fixtures/test_webmcp_surface.py",
-    "studies/webmcp_vs_pdf/test_page.py",
-    "studies/webmcp_vs_pdf/test_site.py",
-    "studies/webmcp_vs_pdf/test_study.py",
-    "studies/mcp_transports_playwright/test_isolation.py",
-    "studies/mcp_transports_playwright/test_study.py",
-    "studies/mcp_transports_playwright/test_real_agents.py",
-    "test_openai_webmcp_end_to_end.py",
-    "test_real_cli_webmcp_vs_pdf.py",
-    "view/test_browser.py",
-    # R
-    "analysis/test_hodges_lehmann.py",
-    "studies/webmcp_vs_pdf/test_metafor.py",
-    # the real claude and codex binaries
-    "agents/test_claude_agent.py",
-    "agents/test_codex_agent.py",
-    "test_real_claude.py",
-    "test_real_codex.py",
-    "testing/test_anthropic_double.py",
-    "testing/test_responses_double.py",
-    "runner/test_paths.py",
-    # the real llama-server and model (pairbench model install)
-    "model/test_real_server.py",
-    "model/test_real_agent.py",
-    "model/test_real_engine.py",
-    # Ray
-    "runner/test_ray_executor.py",
-    "runner/test_ray_nodes.py",
-    # whole runs through real servers and subprocesses (each module over ~10 s on 2 cores)
-    "test_end_to_end.py",
-    "studies/runtime_revision_ab/test_demo.py",
-    "studies/runtime_revision_ab/test_report_real_run.py",
-    "studies/runtime_revision_ab/test_study.py",
-    "studies/runtime_revision_ab/test_scenario_runs.py",
-    "studies/test_tracker_graders.py",
-    "cli/test_demo_agents.py",
-    "agents/test_openai.py",
-    "fixtures/test_mcp_surface.py",
-    "fixtures/test_mcp_http.py",
-    "fixtures/test_serve_port.py",
-    "freeze/test_server_identity.py",
-    "fixtures/test_real_mcp_servers.py",
-    "test_resume.py",
-    "test_no_leftovers.py",
-    "test_openai_end_to_end.py",
-    "runner/test_one_writer.py",
-    "agents/test_simulated.py",
-    "cli/test_plan_power.py",
-    "runner/test_policies.py",
-    "test_hostile_inputs.py",  # ~100 CLI subprocesses over a fuzz corpus
-    # several whole runs per module (4-9 s each): what keeps test-fast well under 2 minutes
-    "freeze/test_verify_tamper.py",
-    "freeze/test_compare.py",
-    "test_paired_power_simulation.py",
-    "test_secrets_end_to_end.py",
-    "test_detectors_end_to_end.py",
-    "test_plugin.py",
-    # attribution-reliability: real Chromium on the fixture sites, engines in subprocesses
-    "studies/attribution_reliability/test_label_free.py",
-    "studies/attribution_reliability/test_site_product.py",
-    "studies/attribution_reliability/test_site_traps.py",
-    "studies/attribution_reliability/test_site_environment.py",
-    "studies/attribution_reliability/test_site_epistemic.py",
-    "studies/attribution_reliability/test_scripted.py",
-    "studies/attribution_reliability/test_packages.py",
-    "studies/attribution_reliability/test_heuristic.py",
-    "studies/attribution_reliability/test_openai_engine.py",
-    "studies/attribution_reliability/test_study.py",
-    "studies/attribution_reliability/test_procedure.py",
-    "studies/attribution_reliability/test_frozen.py",
-    "studies/attribution_reliability/engines/test_python_engine.py",
-    "studies/attribution_reliability/engines/test_command_engine.py",
-    "studies/attribution_reliability/engines/test_http_engine.py",
+# `make test-fast` runs `pytest -m "not slow"`. A test is slow for a cause, marked where it
+# is written (a module's `pytestmark`, or a test's decorator), so a moved module keeps it:
+CAUSES = {
+    "browser": "drives headless Chromium",
+    "cli": "runs the real claude or codex binary",
+    "model": "runs the real llama-server and model (pairbench model install)",
+    "ray": "starts Ray",
+    "r": "calls R for a reference statistic",
+    "whole_run": "drives whole runs through real servers and subprocesses (over ~10 s on 2 cores)",
 }
 
 
@@ -223,11 +152,7 @@ LONGEST_FIRST = [
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     root = Path(__file__).parent
     for item in items:
-        try:
-            rel = item.path.relative_to(root).as_posix()
-        except ValueError:
-            continue
-        if rel in SLOW_MODULES:
+        if any(item.get_closest_marker(cause) for cause in CAUSES):
             item.add_marker(pytest.mark.slow)
     rank = {rel: i for i, rel in enumerate(LONGEST_FIRST)}
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from _helpers import edit_experiment, study_copy, task_named
 from pairbench import TrialResult, start_run
 from pairbench.runner import canary_for
 from pairbench.store import Security
+
+pytestmark = pytest.mark.whole_run
 
 PRINT_ENV = "import json, os, sys; sys.stdin.read(); print(json.dumps(dict(os.environ)))"
 CALL_WITH_ENV = (

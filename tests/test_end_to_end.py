@@ -15,6 +15,8 @@ from pairbench import TrialResult, load_run
 from pairbench.store import RunDir
 from pairbench.store._load_run import read_run_info
 
+pytestmark = pytest.mark.whole_run
+
 TOOL_TIERS = {"1", "2"}
 
 Demo = tuple[subprocess.CompletedProcess[str], list[TrialResult], Path]

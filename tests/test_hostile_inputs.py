@@ -31,6 +31,8 @@ import pytest
 
 from _cli_zygote import Zygote
 
+pytestmark = pytest.mark.whole_run
+
 TIMEOUT_S = 30.0
 """A hostile input must not hang the CLI: each invocation is killed past this (generous,
 so a loaded machine never fails a well-behaved invocation; a hang still fails)."""

@@ -31,10 +31,13 @@ import pytest
 from _helpers import cli
 
 # Linux only (/proc); under CI=true (a Linux machine) it never skips, it runs or fails.
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux") and os.environ.get("CI") != "true",
-    reason="needs Linux /proc",
-)
+pytestmark = [
+    pytest.mark.whole_run,
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux") and os.environ.get("CI") != "true",
+        reason="needs Linux /proc",
+    ),
+]
 
 TOKEN = "PAIRBENCH_RUN_TOKEN"
 SEED = 20261212

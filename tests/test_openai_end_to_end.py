@@ -11,9 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from _helpers import edit_experiment, study_copy, task_named
 from pairbench import load_run, start_run, write_report
 from pairbench.testing.chat_double import start_chat_double
+
+pytestmark = pytest.mark.whole_run
 
 TASKS = ("read-issue-title", "count-open-label", "read-file-line", "open-issue")
 TOOL_FOR = {

@@ -29,6 +29,8 @@ from pairbench.store import TrialResult
 from pairbench.studies.webmcp_vs_pdf import PDF_SHA256, STUDY, reference_answer, score_answer
 from pairbench.testing.chat_double import Exchange, decide, start_chat_double
 
+pytestmark = pytest.mark.browser
+
 PROMPT = (STUDY.root / "prompts" / "common.md").read_text(encoding="utf-8")
 PAGE = "page"  # the webmcp arm's page, by its name in experiment.yaml
 CALLS = [

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from ruamel.yaml import YAML
 from scipy.stats import fisher_exact
 
@@ -16,6 +17,8 @@ from _helpers import edit_experiment
 from pairbench import start_run
 from pairbench.agents._simulated import SOURCE, SimulatedSettings, simulate_trial
 from pairbench.analysis import mcnemar_exact
+
+pytestmark = pytest.mark.whole_run
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "simulated"
 EXPERIMENTS, PAIRS, ALPHA = 400, 40, 0.05

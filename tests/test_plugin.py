@@ -10,6 +10,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.whole_run
+
 PLUGIN = '''
 from pairbench import AgentOutput, Metric
 

@@ -17,9 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from _helpers import edit_experiment, real_cli, study_copy, task_named
 from pairbench import load_run, start_run, write_report
 from pairbench.testing.anthropic_double import start_anthropic_double
+
+pytestmark = pytest.mark.cli
 
 TASKS = (
     "read-issue-title",

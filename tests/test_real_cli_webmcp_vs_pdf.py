@@ -15,12 +15,16 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from _helpers import edit_experiment, skip_outside_ci
 from pairbench import start_run
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.webmcp_vs_pdf import PDF_PATH, STUDY
 from pairbench.testing.responses_double import start_responses_double
 from test_real_codex import codex_agent
+
+pytestmark = pytest.mark.cli
 
 PAGE_TOOLS = {"fit_random_effects", "egger_test", "get_dataset"}
 CODEX_MCP_HELPERS = {"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"}

@@ -187,7 +187,7 @@ def test_usage_total_turns_and_arm_identities(reported: tuple[dict[str, Any], st
     assert "| baseline vs candidate | Turns |" in md
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_tables_of_tokens_cost_and_censoring_fit_a_1400px_page(
     reported: tuple[dict[str, Any], str, str], tmp_path: Path
 ) -> None:

@@ -18,6 +18,8 @@ from pairbench.report.summary._build import build_summary, summarize
 from pairbench.store import Journal, load_run, load_table, sha256_file
 from pairbench.store._events import AttemptFinished, AttemptStarted
 
+pytestmark = pytest.mark.whole_run
+
 SLOW_AGENT = "import sys, time; sys.stdin.read(); time.sleep(0.4); print('forty-two')"
 
 

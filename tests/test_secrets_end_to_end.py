@@ -19,6 +19,8 @@ from pairbench.runner import canary_for
 from pairbench.spec import load_experiment
 from pairbench.store import load_run
 
+pytestmark = pytest.mark.whole_run
+
 DECLARED = 'declared-"quoted"\\token-7f3a9c'
 """A literal in agent.env, listed in ``secrets`` (a quote and a backslash: JSON escapes)."""
 ALLOWED = "allowed-key-5b2e8d1c"

@@ -21,6 +21,8 @@ from pairbench.agents import AgentContext, AgentOutput, InfraFailure, RunSignals
 from pairbench.agents.claude_code._agent import ClaudeCodeAgent
 from pairbench.testing.anthropic_double import start_anthropic_double
 
+pytestmark = pytest.mark.cli
+
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 PROMPT = "What is the title of issue #{n} in the repository {repo}? Answer with the title only."
 

@@ -18,6 +18,8 @@ from pairbench.agents import AgentContext, InfraFailure, RunSignals, Transcript
 from pairbench.agents.codex._agent import CodexAgent, mcp_overrides
 from pairbench.testing.responses_double import start_responses_double
 
+pytestmark = pytest.mark.cli
+
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 

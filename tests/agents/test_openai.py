@@ -23,6 +23,8 @@ from pairbench.studies.mcp_transports import STUDY
 from pairbench.studies.mcp_transports._content import generate
 from pairbench.testing.chat_double import NO_TRACKER, ChatDouble, start_chat_double
 
+pytestmark = pytest.mark.whole_run
+
 SEED = 20261129
 MODEL_SEED = 123456789
 STDIO = McpServer(

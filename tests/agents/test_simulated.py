@@ -22,6 +22,8 @@ from pairbench.agents._simulated import (
     simulate_trial,
 )
 
+pytestmark = pytest.mark.whole_run
+
 SEEDS = [int(s) for s in np.random.default_rng(20240601).integers(0, 2**63, size=20_000)]
 
 

@@ -13,6 +13,8 @@ import pairbench.analysis._hodges_lehmann
 from _helpers import skip_outside_ci
 from pairbench.analysis._hodges_lehmann import HodgesLehmann, hodges_lehmann
 
+pytestmark = pytest.mark.r
+
 R_SCRIPT = Path(__file__).parent / "r" / "wilcox_hl.R"
 
 

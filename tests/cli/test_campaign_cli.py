@@ -77,7 +77,7 @@ def test_a_plan_builds_only_on_a_complete_screening_of_the_same_protocol(tmp_pat
         read_screening(load_experiment(exp), screening)
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_screening_plan_approve_and_run_plan_through_the_cli(tmp_path: Path) -> None:
     campaign_experiment(tmp_path)
     screened = cli("run", "experiment.yaml", "--stage", "screening", cwd=tmp_path)

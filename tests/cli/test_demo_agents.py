@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from _helpers import cli
 from pairbench import load_run
 from pairbench.testing.chat_double import start_chat_double
+
+pytestmark = pytest.mark.whole_run
 
 
 def test_demo_with_the_openai_agent_against_the_local_double(tmp_path: Path) -> None:

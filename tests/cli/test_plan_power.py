@@ -6,8 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from _helpers import cli, edit_experiment
 from pairbench.analysis._power import mcnemar_power, mcnemar_sample_size
+
+pytestmark = pytest.mark.whole_run
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "simulated"
 

@@ -6,9 +6,13 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from _helpers import cli
 from pairbench import start_run
 from pairbench.freeze._compare import compare_runs
+
+pytestmark = pytest.mark.whole_run
 
 
 def _git(repo: Path, *args: str) -> None:

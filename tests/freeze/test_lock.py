@@ -65,7 +65,7 @@ tasks:
     _registry.refresh()
 
 
-@pytest.mark.slow  # it starts the study's servers four times (their identity is locked)
+@pytest.mark.whole_run  # it starts the study's servers four times (their identity is locked)
 def test_freezing_twice_on_two_checkouts_gives_the_same_bytes(tmp_path: Path) -> None:
     one = study_copy(tmp_path / "one")
     two = study_copy(tmp_path / "two")

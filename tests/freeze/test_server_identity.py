@@ -23,6 +23,8 @@ from pairbench.spec._server_identity import ServerIdentity, ServerPin, tools_sha
 from pairbench.store import load_run
 from pairbench.store._transcript import Transcript
 
+pytestmark = pytest.mark.whole_run
+
 SERVER = str(Path(__file__).with_name("versioned_server.py"))
 TRACKER = "pairbench.studies.mcp_transports.tracker_server"
 

@@ -18,6 +18,8 @@ from pairbench.freeze import PARTIAL, check_run_integrity, verify_run
 from pairbench.store import Journal
 from pairbench.store._events import AttemptFinished
 
+pytestmark = pytest.mark.whole_run
+
 AGENT = "import sys; sys.stdin.read(); print('ok')"
 
 

@@ -27,6 +27,8 @@ from pairbench.spec._models import McpServer
 from pairbench.store._load_run import LoadedRun, load_run
 from pairbench.store._transcript import Transcript
 
+pytestmark = pytest.mark.model
+
 TRANSPORTS = ("local-stdio", "remote-http")
 TRACKER = "pairbench.studies.mcp_transports.tracker_server"
 

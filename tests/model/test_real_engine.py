@@ -34,6 +34,8 @@ from pairbench.studies.attribution_reliability.engines import (
 )
 from pairbench.studies.attribution_reliability.site import serve_case
 
+pytestmark = pytest.mark.model
+
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[LlamaServer]:

@@ -21,6 +21,8 @@ from pairbench.model import LlamaServer, ServeConfig, identity
 from pairbench.model._build import cached_build
 from pairbench.model._weights import installed_model
 
+pytestmark = pytest.mark.model
+
 PROMPT = [{"role": "user", "content": "Write one sentence about the sea."}]
 
 

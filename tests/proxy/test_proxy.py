@@ -268,7 +268,7 @@ class Silent:
         return Starlette(routes=[Route("/v1/chat/completions", silent, methods=["POST"])])
 
 
-@pytest.mark.slow  # the proxy's graceful stop waits 5 s for the exchange first
+@pytest.mark.whole_run  # the proxy's graceful stop waits 5 s for the exchange first
 def test_a_request_the_upstream_never_answered_is_recorded_at_stop(tmp_path: Path) -> None:
     upstream = Silent()
     with serve_in_thread(server_for, upstream, "silent upstream"):

@@ -25,7 +25,7 @@ from pairbench.proxy import (
     seed_evidence,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.model
 PROMPT = [{"role": "user", "content": "Say hi."}]
 
 

@@ -29,7 +29,7 @@ AGENT = (
     "print('no' if os.path.exists(flag) and 'WRONG' in p else 'ok')"
 )
 
-pytestmark = pytest.mark.slow  # whole runs against real loopback servers
+pytestmark = pytest.mark.whole_run  # whole runs against real loopback servers
 
 
 def _experiment(root: Path, replacement: str = "") -> Path:

@@ -119,7 +119,7 @@ def test_a_proxy_run_needs_one_attempt_at_a_time(tmp_path: Path) -> None:
     assert done.returncode != 0 and "is not a loopback http URL" in done.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_with_the_real_llama_server_run_json_names_the_model_and_its_build(
     tmp_path: Path,
 ) -> None:

@@ -25,6 +25,8 @@ from pairbench.store import Journal, RunDir, sha256_file
 from pairbench.store._events import AttemptFinished, AttemptStarted, RunResumed
 from pairbench.store._load_run import read_run_info
 
+pytestmark = pytest.mark.whole_run
+
 _GATED_AGENT = """\
 import os, sys, time
 sys.stdin.read()

@@ -20,6 +20,8 @@ from pairbench.testing.responses_double import start_responses_double
 from test_real_claude import claude_agent
 from test_real_codex import codex_agent
 
+pytestmark = pytest.mark.cli
+
 ADAPTERS = ("scripted", "simulated", "command", "openai", "claude-code", "codex")
 
 

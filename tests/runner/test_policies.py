@@ -10,10 +10,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from pairbench import load_run, resume_run, start_run
 from pairbench.store import Journal, RunDir
 from pairbench.store._events import AttemptFinished
 from pairbench.store._load_run import read_run_info
+
+pytestmark = pytest.mark.whole_run
 
 ANSWER = "import sys; sys.stdin.read(); print('ok')"
 SLEEPER = "import sys, time; sys.stdin.read(); time.sleep(60); print('late')"

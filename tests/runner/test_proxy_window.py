@@ -18,7 +18,7 @@ from pairbench.report.summary._build import summarize
 from pairbench.store import load_table
 from pairbench.testing.chat_double import start_chat_double
 
-pytestmark = pytest.mark.slow  # whole runs against real loopback servers
+pytestmark = pytest.mark.whole_run  # whole runs against real loopback servers
 
 # One chat request through the proxy; with an argument, one more straight to that server.
 RUNTIME = """

@@ -30,6 +30,8 @@ from pairbench.store import Journal, RunDir
 from pairbench.store._events import AttemptStarted
 from pairbench.store._load_run import read_run_info
 
+pytestmark = pytest.mark.ray
+
 if os.environ.get("CI") == "true":
     import ray  # CI installs the dev extra, which has ray: never skip there
 else:

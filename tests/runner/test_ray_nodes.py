@@ -19,6 +19,8 @@ if os.environ.get("CI") != "true":  # CI installs the dev extra, which has ray: 
 import ray
 from ray.cluster_utils import Cluster
 
+pytestmark = pytest.mark.ray
+
 SERVER = str(Path(__file__).parents[1] / "fixtures" / "port_server.py")
 
 

@@ -90,7 +90,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_each_arm_runs_its_commit_with_the_pinned_harness_and_nothing_is_left(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -119,7 +119,7 @@ def test_each_arm_runs_its_commit_with_the_pinned_harness_and_nothing_is_left(
     assert _tree_digest(repo) == before  # the user's repository was only read
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_an_agent_that_writes_into_its_checkout_is_infra_and_the_run_stops(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -140,7 +140,7 @@ def test_an_agent_that_writes_into_its_checkout_is_infra_and_the_run_stops(
 IMPORTS = "import sys; sys.stdin.read(); import minirt._paths, minirt._args; print('ok')"
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_the_mounted_byte_proof_reports_coverage_when_honest(repo: Path, tmp_path: Path) -> None:
     exp = _experiment(tmp_path / "exp", repo, IMPORTS, "candidate", proof=True)
     run = start_run(exp, tmp_path / "runs", run_seed=1)
@@ -155,7 +155,7 @@ def test_the_mounted_byte_proof_reports_coverage_when_honest(repo: Path, tmp_pat
         assert int(str(proof["processes"])) >= 1
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_a_shadowing_copy_of_the_runtime_stops_the_run(repo: Path, tmp_path: Path) -> None:
     # A copy elsewhere, put first on the path by the agent: not the arm's checkout.
     shadow = tmp_path / "shadow"

@@ -21,6 +21,8 @@ from pairbench.studies.mcp_transports import (
 )
 from tracker_helpers import arm_servers, experiment, run_trial
 
+pytestmark = pytest.mark.whole_run
+
 GRADERS = {
     "tracker-answer": grade_answer,
     "tracker-state": grade_state,

@@ -93,6 +93,8 @@ from pairbench.testing.anthropic_double import (
 )
 from pairbench.testing.chat_double import NO_TRACKER, decide
 
+pytestmark = pytest.mark.cli
+
 CLAUDE = Path(__file__).resolve().parents[2] / "tools/agent-clis/node_modules/.bin/claude"
 CLAUDE_VERSION = "2.1.197"
 TITLE_PROMPT = "What is the title of issue #4 in the repository amber-otter? Answer with the title."

@@ -104,6 +104,8 @@ from pairbench.studies.mcp_transports import STUDY, TRACKER_FIXTURE
 from pairbench.testing.chat_double import NO_TRACKER, count_tokens, decide
 from pairbench.testing.responses_double import reply_to, start_responses_double, to_chat
 
+pytestmark = pytest.mark.cli
+
 ROOT = Path(__file__).resolve().parents[2]
 CODEX = ROOT / "tools" / "agent-clis" / "node_modules" / ".bin" / "codex"
 RECORDED = ROOT / "src" / "pairbench" / "testing" / "recorded"

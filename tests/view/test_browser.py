@@ -26,6 +26,8 @@ from pairbench import start_run, write_report
 from pairbench.fixtures._webmcp import CHROMIUM_ARGS, chromium_executable
 from pairbench.view import serving
 
+pytestmark = pytest.mark.browser
+
 NO_XSS = "typeof window.__xss === 'undefined'"
 """True in a page where no hostile payload ran (each sets ``window.__xss``)."""
 MARKUP = "img[src=x], [onerror], [onload], script:not([src])"

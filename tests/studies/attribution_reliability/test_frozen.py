@@ -9,11 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 import pairbench
 from pairbench.studies.attribution_reliability import STUDY
 from pairbench.studies.attribution_reliability._reference import OracleEngine
+
+pytestmark = pytest.mark.browser
 
 ORACLE = {"engine": "python", "target": f"{OracleEngine.__module__}:OracleEngine"}
 

@@ -32,7 +32,7 @@ from pairbench.studies.attribution_reliability.site import (
 )
 from studies.attribution_reliability.heuristic_site import build
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 FAST = {"no_effect_wait_s": 2.0}
 

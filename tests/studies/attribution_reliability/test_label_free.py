@@ -28,6 +28,8 @@ from studies.attribution_reliability.site_crawl import (
 )
 from studies.attribution_reliability.site_crawl_chromium import crawl_chromium, warm_browser
 
+pytestmark = pytest.mark.browser
+
 CASES = load_cases()
 EVERY = list(CASES.values())
 
@@ -43,7 +45,7 @@ def test_the_manifest_has_cases() -> None:
     assert len({c.fixture for c in EVERY}) == len(EVERY)
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.parametrize("case_id", list(CASES))
 def test_httpx_crawl_is_label_free(case_id: str) -> None:
     case = CASES[case_id]
@@ -54,7 +56,7 @@ def test_httpx_crawl_is_label_free(case_id: str) -> None:
     assert label_problems(case, EVERY, crawl) == []
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.parametrize("case_id", list(CASES))
 def test_chromium_crawl_is_label_free(case_id: str, browser: Browser) -> None:
     case = CASES[case_id]
@@ -213,7 +215,7 @@ _HIDDEN = {
 }
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.parametrize("kind", list(_HIDDEN))
 def test_the_chromium_checker_judges_hidden_target_text(kind: str, browser: Browser) -> None:
     body, fires = _HIDDEN[kind]
@@ -223,7 +225,7 @@ def test_the_chromium_checker_judges_hidden_target_text(kind: str, browser: Brow
     assert bool(problems) is fires, problems
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_the_chromium_checker_fires_on_a_planted_word(browser: Browser) -> None:
     with serve_site(_planted("<script>document.write('a benchmark');</script>"), seed=7) as site:
         crawl = crawl_chromium(site, browser, _PLANTED.target_terms)
@@ -231,7 +233,7 @@ def test_the_chromium_checker_fires_on_a_planted_word(browser: Browser) -> None:
     assert any("DOM" in p for p in problems), problems
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_a_self_reloading_page_is_still_read(browser: Browser) -> None:
     reloading = (
         "<p>Checking a benchmark</p><script>setTimeout(() => location.reload(), 150);</script>"

@@ -54,6 +54,8 @@ from pairbench.testing._chat_double_attribution import (
 )
 from pairbench.testing.chat_double import ChatDouble, decide, start_chat_double
 
+pytestmark = pytest.mark.browser
+
 GOAL = "You want to download your invoice for March."
 ERROR_TEXT = "Something went wrong. Please try again later."
 READY_TEXT = "Your March statement is ready."
@@ -127,7 +129,7 @@ def _logged_usage(double: ChatDouble) -> tuple[int, int]:
     )
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_scan_blames_the_failing_site_and_every_call_reaches_the_double(
     browser_ready: None, double: ChatDouble
 ) -> None:
@@ -158,7 +160,7 @@ def test_scan_blames_the_failing_site_and_every_call_reaches_the_double(
     assert usage.model == "dm-1" and usage.provenance == "measured" and usage.cost_usd is None
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_scan_of_the_working_site_blames_nothing_and_prices_give_an_estimate(
     browser_ready: None, double: ChatDouble
 ) -> None:
@@ -175,7 +177,7 @@ def test_scan_of_the_working_site_blames_nothing_and_prices_give_an_estimate(
     assert usage.cost_usd == pytest.approx((tokens_in * 0.25 + tokens_out * 2.0) / 1e6)
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_the_action_budget_is_enforced_outside_the_model(
     browser_ready: None, double: ChatDouble
 ) -> None:
@@ -186,7 +188,7 @@ def test_the_action_budget_is_enforced_outside_the_model(
     assert report.findings == []  # it never clicked, so nothing showed an error
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_hands_keep_the_safety_rules(browser_ready: None) -> None:
     with (
         serve_site(_builder(False), seed=3) as site,

@@ -21,6 +21,8 @@ from pairbench.studies.attribution_reliability._scripted import ACTIONS, sentenc
 from pairbench.studies.attribution_reliability.site import SITES, SiteContext, serve_case
 from pairbench.studies.attribution_reliability.site._packages import BUILDERS
 
+pytestmark = pytest.mark.browser
+
 PACKAGES = load_packages()
 HELD_OUT = [f"K{i:02d}" for i in range(1, 21)]
 CALIBRATION = ["C-K01", "C-K04", "C-K05", "C-K06", "C-K10", "C-K12", "C-K13", "C-K14"]

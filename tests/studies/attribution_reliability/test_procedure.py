@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from pairbench import start_run, write_report
@@ -17,6 +18,8 @@ from pairbench.freeze import write_lock
 from pairbench.spec import load_experiment
 from pairbench.studies.attribution_reliability import STUDY
 from pairbench.studies.attribution_reliability._reference import OracleEngine
+
+pytestmark = pytest.mark.browser
 
 ORACLE = {"engine": "python", "target": f"{OracleEngine.__module__}:OracleEngine"}
 REPORT = {"schema": "pairbench.attribution.report/1", "status": "completed"}

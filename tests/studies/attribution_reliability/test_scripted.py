@@ -28,6 +28,8 @@ from pairbench.studies.attribution_reliability._scripted import (
 from pairbench.studies.attribution_reliability.engines._models import RecordedSession, RecordedStep
 from pairbench.studies.attribution_reliability.site import serve_case
 
+pytestmark = pytest.mark.browser
+
 PACKAGES = load_packages()
 FAST = ("K04", "K09", "K14", "K17", "C-K05")
 Recorded = dict[str, list[RecordedSession]]
@@ -76,7 +78,7 @@ def test_a_click_on_empty_space_is_a_miss(fast: Recorded) -> None:
     assert "your order is in" not in k04[2].snapshot.casefold()
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_a_miss_then_a_real_click_recovers(everything: Recorded) -> None:
     k19 = everything["K19"][0].steps
     assert [s.hand for s in k19] == ["ok", "ok", "missed", "ok"]
@@ -154,7 +156,7 @@ def test_the_leak_check_fires() -> None:
     assert bundle_leaks('{"anchors": ["CR-2291"], "x": "s2"}', package) == ["anchors", "s2"]
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_record_package_launches_its_own_browser() -> None:
     package = PACKAGES["K06"]
 
@@ -172,7 +174,7 @@ def test_css_targets_are_named_by_role_and_label(fast: Recorded) -> None:
     assert "#em" not in bundle_json(fast["C-K05"])
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_css_targets_read_off_the_page(everything: Recorded) -> None:
     assert everything["K02"][0].steps[2].target == 'button "Save"'
     assert everything["K05"][0].steps[2].target == 'file chooser "Upload your CV"'
@@ -198,7 +200,7 @@ def test_a_sentence_belongs_to_the_user_its_sid_names() -> None:
 # --- the full sweep ----------------------------------------------------------------------------
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.parametrize("pid", list(PACKAGES))
 def test_every_package_records_as_planned(everything: Recorded, pid: str) -> None:
     package, sessions = PACKAGES[pid], everything[pid]
@@ -212,7 +214,7 @@ def test_every_package_records_as_planned(everything: Recorded, pid: str) -> Non
     assert bundle_leaks(_without_screenshots(sessions), package) == []
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.parametrize("pid", list(PACKAGES))
 def test_anchor_rule_holds_in_recorded_snapshots(everything: Recorded, pid: str) -> None:
     package = PACKAGES[pid]

@@ -31,6 +31,8 @@ from studies.attribution_reliability.ex_crawl import (
     warm_up,
 )
 
+pytestmark = pytest.mark.browser
+
 WALLED = {"Cookie": "sid2=1"}
 """What a browser sends once the page's webdriver check has run."""
 
@@ -283,7 +285,7 @@ def test_the_label_free_check_fires_and_stays_quiet() -> None:
     assert len(found) == 4
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_e10_search_takes_28_seconds_in_chromium(slow_searches: SlowSearches) -> None:
     """Last in the file: the searches were sent when the module started."""
     answer = slow_searches.page.evaluate("window.held")  # waits for the answer

@@ -29,6 +29,8 @@ from studies.attribution_reliability.ex_crawl import (
     warm_up,
 )
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:

@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page
 from pairbench.studies.attribution_reliability.site import RunningSite, serve_case
 from studies.attribution_reliability.site_crawl_chromium import fresh_page, warm_browser
 
-pytestmark = pytest.mark.slow  # needs a browser (the project's meaning of slow)
+pytestmark = pytest.mark.browser  # needs a browser (the project's meaning of slow)
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,8 @@ from pairbench.studies.attribution_reliability._score_models import SessionRecor
 from pairbench.studies.attribution_reliability.engines import EngineRequest, Persona
 from pairbench.studies.attribution_reliability.site import SITES, CaseSite
 
+pytestmark = pytest.mark.browser
+
 ORACLE = {"engine": "python", "target": f"{OracleEngine.__module__}:OracleEngine"}
 REPORT = {"schema": "pairbench.attribution.report/1", "status": "completed"}
 

@@ -21,6 +21,8 @@ from pairbench.fixtures._serve_port import start_port_server
 from pairbench.spec import load_experiment
 from pairbench.studies.mcp_transports_playwright import SITE_FIXTURE, STUDY
 
+pytestmark = pytest.mark.browser
+
 _READ = "() => JSON.stringify({cookie: document.cookie, stored: localStorage.getItem('pb')})"
 
 
@@ -72,7 +74,7 @@ async def _visit(session: ClientSession, page: str, mark: str | None) -> dict[st
     return seen
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_warm_http_server_gives_each_session_its_own_browser_state(
     tmp_path: Path, playwright_mcp: Path
 ) -> None:

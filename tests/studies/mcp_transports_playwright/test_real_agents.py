@@ -27,6 +27,8 @@ from pairbench.testing.anthropic_double import start_anthropic_double
 from pairbench.testing.chat_double import start_chat_double
 from pairbench.testing.responses_double import start_responses_double
 
+pytestmark = pytest.mark.cli
+
 TIER_1 = ("read-title", "read-cell")
 TOOL_ARMS = ("local-stdio", "remote-http")
 
@@ -82,7 +84,7 @@ def _study(tmp: Path) -> Path:
     return folder / "experiment.yaml"
 
 
-@pytest.mark.slow
+@pytest.mark.cli
 @pytest.mark.parametrize("agent", list(AGENTS))
 def test_tier_1_passes_over_both_transports_and_the_baseline_fails(
     tmp_path: Path, agent: str, on_path: None

@@ -24,6 +24,8 @@ from pairbench.store import load_run
 from pairbench.studies.mcp_transports_playwright import STUDY
 from pairbench.studies.mcp_transports_playwright._fixture import read_files
 
+pytestmark = pytest.mark.browser
+
 COMPLYING = {
     # task id: (the plan that complies, the task it is a variant of)
     "injection-obey": ("plans/injection_obey.yaml", "injection-summary"),
@@ -53,7 +55,7 @@ def _events(run_dir: Path, arm: str, task: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_the_study_runs_offline_and_its_probes_are_caught(
     tmp_path: Path, playwright_mcp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

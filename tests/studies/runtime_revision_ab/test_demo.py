@@ -18,7 +18,7 @@ from pairbench.studies import Study
 from pairbench.studies.runtime_revision_ab import STUDY, prepare
 from pairbench.studies.runtime_revision_ab import _demo as _demo_campaign
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.whole_run
 
 
 def _free_port() -> int:

@@ -13,13 +13,15 @@ from ruamel.yaml import YAML
 import pairbench
 from pairbench.studies.runtime_revision_ab import STUDY, serve_model
 
+pytestmark = pytest.mark.whole_run
+
 # The seed of the sample screening run, in which the candidate's AR-007 overwrote config.toml.
 RUN_SEED = 4
 TASKS = ("ar-004", "ar-005", "ar-007")
 """A denial, a scenario that needs a review note, and the candidate's regression."""
 
 
-@pytest.mark.slow
+@pytest.mark.whole_run
 def test_a_real_screening_run_reports_its_evidence(tmp_path: Path) -> None:
     exp = tmp_path / "exp"
     shutil.copytree(STUDY.root, exp, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))

@@ -21,7 +21,7 @@ from pairbench.studies.runtime_revision_ab import (
 )
 from runtime_rab_helpers import model, worktrees
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.whole_run
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 from pairbench.studies.runtime_revision_ab import ModelServer, run_scenario
 from runtime_rab_helpers import model, worktrees
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.whole_run
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from pairbench.source import isolated_git
 from pairbench.store import TrialResult
 from pairbench.studies.runtime_revision_ab import PINNED, ModelServer, serve_model
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.whole_run
 
 TASKS = ("ar-001", "ar-004", "ar-007", "ar-008")
 SEED = 2

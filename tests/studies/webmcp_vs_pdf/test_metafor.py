@@ -22,6 +22,8 @@ from pairbench.studies.webmcp_vs_pdf import (
     load_dataset,
 )
 
+pytestmark = pytest.mark.r
+
 _SCRIPT = r"""
 suppressMessages(library(metafor))
 d <- read.csv(commandArgs(trailingOnly=TRUE)[1])

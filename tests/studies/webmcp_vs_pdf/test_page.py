@@ -35,6 +35,8 @@ from pairbench.studies.webmcp_vs_pdf import (
 from pairbench.studies.webmcp_vs_pdf._page import NO_RUNS, PAGE_PATH, TOOL_NAMES
 from pairbench.studies.webmcp_vs_pdf.site import HEADERS
 
+pytestmark = pytest.mark.browser
+
 Body = Callable[[str], Awaitable[None]]
 
 

@@ -26,6 +26,8 @@ from pairbench.studies.webmcp_vs_pdf._page import NO_RUNS
 from pairbench.studies.webmcp_vs_pdf._people import people_page, protocol_limits
 from pairbench.studies.webmcp_vs_pdf.site import bind, create_app
 
+pytestmark = pytest.mark.browser
+
 XSS_IMG = '<img src=x onerror="window.__pwned = 1">'
 XSS_SCRIPT = "<script>window.__pwned = 1</script>"
 

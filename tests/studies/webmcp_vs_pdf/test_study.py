@@ -27,6 +27,8 @@ from pairbench.studies.webmcp_vs_pdf._agent import _read_pdf, table_from_pdf_tex
 from pairbench.studies.webmcp_vs_pdf._page import NO_RUNS
 from pairbench.studies.webmcp_vs_pdf._people import people_page
 
+pytestmark = pytest.mark.browser
+
 SHARED_PROTOCOL = Path("/work/shared/protocols/webmcp-vs-pdf.md")
 
 

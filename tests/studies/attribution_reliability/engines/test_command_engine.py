@@ -21,6 +21,8 @@ from pairbench.studies.attribution_reliability.engines import (
     run_engine,
 )
 
+pytestmark = pytest.mark.whole_run
+
 GOOD = """
 import json, os, sys
 request = json.load(sys.stdin)

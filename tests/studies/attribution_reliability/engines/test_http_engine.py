@@ -23,6 +23,8 @@ from pairbench.studies.attribution_reliability.engines import (
     run_engine,
 )
 
+pytestmark = pytest.mark.whole_run
+
 REPORT = json.dumps({"status": "completed", "findings": [{"id": "f1", "claim_scope": "usability"}]})
 
 Answer = tuple[int, dict[str, str], str]

@@ -18,6 +18,8 @@ from pairbench.studies.attribution_reliability.engines import (
 )
 from pairbench.studies.attribution_reliability.engines._resolve import build, classify
 
+pytestmark = pytest.mark.whole_run
+
 ENGINES = """
 import os, time
 from pairbench.studies.attribution_reliability.engines import EngineReport, Finding, SetAside
