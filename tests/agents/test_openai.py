@@ -21,7 +21,8 @@ from pairbench.spec._models import McpServer
 from pairbench.store._transcript import Transcript
 from pairbench.studies.mcp_transports import STUDY
 from pairbench.studies.mcp_transports._content import generate
-from pairbench.testing.chat_double import NO_TRACKER, ChatDouble, start_chat_double
+from pairbench.studies.mcp_transports._double import NO_TRACKER
+from pairbench.testing.chat_double import ChatDouble, start_chat_double
 
 pytestmark = pytest.mark.whole_run
 

@@ -81,6 +81,7 @@ from _helpers import skip_outside_ci
 from pairbench._template import render
 from pairbench.studies.mcp_transports import STUDY as TRACKER_STUDY
 from pairbench.studies.mcp_transports import TRACKER_FIXTURE
+from pairbench.studies.mcp_transports._double import NO_TRACKER
 from pairbench.studies.webmcp_vs_pdf import PDF_PATH, PDF_SHA256
 from pairbench.studies.webmcp_vs_pdf import STUDY as META_STUDY
 from pairbench.testing._chat_double import UNKNOWN
@@ -91,7 +92,7 @@ from pairbench.testing.anthropic_double import (
     AnthropicDouble,
     start_anthropic_double,
 )
-from pairbench.testing.chat_double import NO_TRACKER, decide
+from pairbench.testing.chat_double import decide
 
 pytestmark = pytest.mark.cli
 
@@ -890,12 +891,9 @@ READ_TOOL = {"name": "Read", "description": "Read a file.", "input_schema": {"ty
 
 
 @pytest.fixture
-def read_wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The double's reply brain with the Read step (``_anthropic_read.decide``, a drop-in
-    for ``_chat_double.decide``), in case ``_anthropic_double`` does not import it yet."""
-    from pairbench.testing import _anthropic_double, _anthropic_read
-
-    monkeypatch.setattr(_anthropic_double, "decide", _anthropic_read.decide)
+def read_wired() -> None:
+    """The Read step is the webmcp-vs-pdf study's reply (``Study.double``), which the
+    Anthropic double reaches through the chat double's ``decide``: nothing to wire."""
 
 
 def test_the_meta_prompt_with_read_reads_the_pdf_then_answers_from_a_nested_document(

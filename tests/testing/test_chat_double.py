@@ -14,7 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from pairbench.testing.chat_double import NO_TRACKER, count_tokens, start_chat_double
+from pairbench.studies.mcp_transports._double import NO_TRACKER
+from pairbench.testing.chat_double import count_tokens, start_chat_double
 
 TITLE_PROMPT = "What is the title of issue #4 in the repository amber-otter? Answer with the title."
 TOOLS = [

@@ -101,7 +101,8 @@ import pytest
 from _helpers import skip_outside_ci
 from pairbench._template import render
 from pairbench.studies.mcp_transports import STUDY, TRACKER_FIXTURE
-from pairbench.testing.chat_double import NO_TRACKER, count_tokens, decide
+from pairbench.studies.mcp_transports._double import NO_TRACKER
+from pairbench.testing.chat_double import count_tokens, decide
 from pairbench.testing.responses_double import reply_to, start_responses_double, to_chat
 
 pytestmark = pytest.mark.cli

@@ -65,9 +65,9 @@ from pairbench.testing._anthropic_convert import (
     request_id,
     to_chat,
 )
-from pairbench.testing._anthropic_read import decide
 from pairbench.testing._anthropic_sse import sse_events
 from pairbench.testing._anthropic_usage import PromptCache, output_tokens
+from pairbench.testing._chat_double import decide
 
 if TYPE_CHECKING:
     import uvicorn

@@ -29,7 +29,7 @@ from typing import Any
 
 from pairbench.testing._anthropic_convert import blocks, document_data
 from pairbench.testing._chat_double import count_tokens
-from pairbench.testing._chat_double_meta import _file_text
+from pairbench.testing._messages import file_text as _file_text
 
 FRAMING = 3
 """Uncached tokens every request costs beyond its blocks (the API's message framing)."""

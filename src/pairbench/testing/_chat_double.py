@@ -13,28 +13,14 @@ final ``choices: []`` usage chunk when ``stream_options.include_usage``) and
 ``GET /v1/models``; with ``llama_cpp`` also llama-server's ``/health``, ``/props``, ``/slots``
 and ``/metrics`` (see ``_chat_double_llama``).
 
-**The tracker agent.** Replies are decided from the request, never from a fixed list: the
-first user message is matched against the mcp-transports prompts (issue title, open-label
-count, file line, open issue, add label); if a function whose name ends in ``__<tool>`` (or
-is ``<tool>``) is offered, the reply calls it with arguments parsed from the prompt, and once
-the request carries that call's ``tool`` message the answer is read from the JSON in it.
-With no such tool offered it answers "I cannot reach the tracker from here."; an unknown
-prompt gets "I do not know how to answer that." So a broken tool path cannot pass.
-**The browser agent**: mcp-transports-playwright's tier 1, see ``_chat_double_browser``.
-**The attribution engine** (``openai``, recognised by its system prompts): a short browser
-tool loop, a json_schema report and ending checks, see ``_chat_double_attribution``.
-
-**The meta-analysis agent** (the webmcp-vs-pdf study's common prompt: a REML fit, a refit
-"excluding record <id>", Egger's test with a registered rule and a "Required shape:" JSON).
-When functions ending in ``fit_random_effects`` and ``egger_test`` are offered it calls
-``fit_random_effects`` ``{}``, ``fit_random_effects`` ``{"exclude": [<id>]}`` and
-``egger_test`` ``{"variant": "classic"}`` (in one reply), and once the request carries
-their ``tool`` messages it fills the required shape FROM THOSE RESULTS (their JSON content;
-the rule's thresholds are read from the prompt). A tool result that is not such JSON makes
-it answer in prose (a parse failure). Without those tools it reads the data table (the
-``yi``/``vi`` columns) from the request's text and file parts (a PDF file part through
-pypdf) and estimates by hand: DerSimonian-Laird instead of REML and a normal-approximation
-Egger p, so it is close but not right; with no table it fills the shape with nulls.
+**Replies come from the registered studies.** The double knows no study: each study's
+``Study.double`` hook (its agent's brain) gets the request body and answers
+``(content, tool_calls)`` when the request is one of its agent's, or ``None``; the first
+answer wins, in the registry's order. A request no study recognises gets ``UNKNOWN`` ("I do
+not know how to answer that."), so a broken tool path cannot pass. The brains read the
+request through ``pairbench.testing._messages`` and decide from the tools offered and the
+tool results received, never from a fixed list (the built-in studies' brains are each
+study's ``_double.py``).
 
 **Usage** is a deterministic count of the request (``count_tokens``: words and punctuation):
 ``prompt_tokens`` over every message and the offered tools; ``cached_tokens`` the part an
@@ -50,6 +36,7 @@ first turn); ``completion_tokens`` over the reply's text and tool calls.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import re
@@ -65,11 +52,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from pairbench import _registry
 from pairbench._model import Frozen
-from pairbench.testing._chat_double_attribution import attribution
-from pairbench.testing._chat_double_browser import browse
+from pairbench.studies import DoubleReply, registered_studies
 from pairbench.testing._chat_double_llama import LlamaState
-from pairbench.testing._chat_double_meta import _META_PROMPT, _meta_analysis, _text
 from pairbench.testing._chat_double_refusals import (
     error,
     file_parts,
@@ -78,7 +64,6 @@ from pairbench.testing._chat_double_refusals import (
     refusal_for,
 )
 
-NO_TRACKER = "I cannot reach the tracker from here."
 UNKNOWN = "I do not know how to answer that."
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
@@ -124,70 +109,26 @@ class Exchange:
     """SHA-256 of the body's bytes as they arrived."""
 
 
-# -- the tracker agent ---------------------------------------------------------------------
-# (prompt pattern with the tool's arguments as named groups, tool, fixed arguments, answer
-# template filled from the tool's JSON result). ``number`` and ``line`` are sent as ints.
-_RULES: list[tuple[re.Pattern[str], str, dict[str, Any], str]] = [
-    (re.compile(r"title of issue #(?P<number>\d+) in the repository (?P<repo>\S+?)\?"),
-     "get_issue", {}, "{title}"),
-    (re.compile(r'many open issues labeled "(?P<label>.+?)" does the repository (?P<repo>\S+) '),
-     "list_issues", {"state": "open"}, "{count}"),
-    (re.compile(r"line (?P<line>\d+) of the file (?P<path>\S+) in the repository (?P<repo>\S+?)\?"),
-     "read_file", {}, "{line_text}"),
-    (re.compile(r"repository (?P<repo>\S+?)\.\s+Title: (?P<title>.*)\nBody: (?P<body>.*)"),
-     "create_issue", {}, "Opened issue #{number}."),
-    (re.compile(r'"(?P<label>.+?)" to issue #(?P<number>\d+) in the repository (?P<repo>\S+?)\.'),
-     "add_label", {}, "done"),
-]  # fmt: skip
-
-
+# -- replies ----------------------------------------------------------------------------
 def decide(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
-    """The double's reply to a request: (content, tool_calls)."""
-    messages = list(body.get("messages") or [])
-    prompt = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
-    offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
-    meta = _META_PROMPT.search(prompt)
-    if meta is not None:
-        return _meta_analysis(meta, messages, offered)
-    attributed = attribution(messages, offered)
-    if attributed is not None:
-        return attributed
-    browsed = browse(prompt, messages, offered)
-    if browsed is not None:
-        return browsed
-    for pattern, tool, fixed, answer in _RULES:
-        match = pattern.search(prompt)
-        if match is None:
-            continue
-        name = next((n for n in offered if n.split("__")[-1] == tool), None)
-        if name is None:
-            return NO_TRACKER, []
-        called = {
-            str(c.get("id")): str(c.get("function", {}).get("name"))
-            for m in messages
-            if m.get("role") == "assistant"
-            for c in m.get("tool_calls") or []
-        }
-        results = [
-            _text(m.get("content"))
-            for m in messages
-            if m.get("role") == "tool" and called.get(str(m.get("tool_call_id"))) == name
-        ]
-        if not results:
-            args = {
-                k: int(v) if k in ("number", "line") else v.strip()
-                for k, v in match.groupdict().items()
-            }
-            call = {"name": name, "arguments": json.dumps({**args, **fixed})}
-            return None, [{"id": f"call_{len(messages)}", "type": "function", "function": call}]
-        try:
-            return answer.format_map(json.loads(results[-1])), []
-        except (ValueError, KeyError, TypeError):
-            return f"The tracker returned an error: {results[-1][:200]}", []
+    """The double's reply to a request: (content, tool_calls), from the first registered
+    study whose agent sent it (``Study.double``), else ``UNKNOWN``."""
+    for reply in _brains(tuple(_registry.names("studies"))):
+        found = reply(body)
+        if found is not None:
+            return found
     return UNKNOWN, []
 
 
-# -- the meta-analysis agent (webmcp-vs-pdf) ------------------------------------------------
+@functools.cache
+def _brains(
+    names: tuple[str, ...],
+) -> tuple[Callable[[Mapping[str, Any]], DoubleReply | None], ...]:
+    # Loaded once per set of registered studies (a plugin installed later is a new set).
+    return tuple(s.double for s in registered_studies() if s.double is not None)
+
+
+# -- usage ----------------------------------------------------------------------------------
 def count_tokens(value: Any) -> int:
     """The double's tokenizer: words and punctuation marks of a value's JSON (or text)."""
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.responses import JSONResponse
 
-from pairbench.testing._chat_double_meta import _file_bytes
+from pairbench.testing._messages import file_bytes as _file_bytes
 
 if TYPE_CHECKING:
     pass

@@ -17,12 +17,13 @@ a ``namespace`` tool (codex presents an MCP server ``tracker`` as the namespace
 becomes a ``function_call`` whose ``name``/``namespace`` are split back out (codex rejects a
 flat ``mcp__tracker__get_issue`` with "unsupported call").
 
-**Reading a PDF through the shell.** For the webmcp-vs-pdf meta-analysis prompt with no
-page tools but codex's shell tool (``exec_command`` ``{"cmd"}``; ``shell_command``
-``{"command": str}`` and ``shell`` ``{"command": [argv]}`` are understood too), the double
-first calls the shell with ``pdftotext <the .pdf named in the prompt> -``, then answers from
-the text that comes back (blank lines and form feeds dropped, so the table is one cell per
-line, as ``pypdf`` extracts it), fed to the meta brain as the request's text.
+**Reading a PDF through the shell.** For a prompt that names a ``.pdf``, with codex's shell
+tool offered (``exec_command`` ``{"cmd"}``; ``shell_command`` ``{"command": str}`` and
+``shell`` ``{"command": [argv]}`` are understood too) and no MCP tool (an agent with tools
+of its own uses them instead), the double first calls the shell with ``pdftotext <the .pdf>
+-``, then answers from the text that comes back (blank lines and form feeds dropped, so a
+table is one cell per line, as ``pypdf`` extracts it), fed to the studies' replies as the
+request's text.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from pairbench.testing._chat_double import UNKNOWN, decide
-from pairbench.testing._chat_double_meta import _META_PROMPT
 
 SHELL_TOOLS = ("exec_command", "shell_command", "shell")
 """Codex's built-in shell tools, in order of preference (0.171.0 offers ``exec_command``)."""
@@ -171,16 +171,11 @@ def pdf_text(text: str) -> str:
 
 
 def _read_pdf_step(body: Mapping[str, Any], offered: Mapping[str, Any]) -> Reply | str | None:
-    """For the meta prompt without page tools: the shell call that reads the PDF (a Reply),
-    the text it returned (a str), or None when this path does not apply."""
+    """For a prompt naming a PDF, with no MCP tools: the shell call that reads the PDF (a
+    Reply), the text it returned (a str), or None when this path does not apply."""
     prompt = task_prompt(body)
-    if _META_PROMPT.search(prompt) is None:
-        return None
-    names = list(offered)
-    if any(n.endswith("fit_random_effects") for n in names) and any(
-        n.endswith("egger_test") for n in names
-    ):
-        return None
+    if any((space or "").startswith("mcp__") for space, _ in offered.values()):
+        return None  # MCP tools offered (codex's mcp__<server> namespaces): it uses them
     shell = next((s for s in SHELL_TOOLS if s in offered and offered[s][0] is None), None)
     pdf = next((m.group(0) for t in [prompt, *_user_texts(body)] for m in [_PDF_NAME.search(t)]
                 if m is not None), None)  # fmt: skip

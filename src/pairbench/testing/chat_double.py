@@ -35,7 +35,6 @@ import uvicorn
 from starlette.applications import Starlette
 
 from pairbench.testing._chat_double import (
-    NO_TRACKER,
     ChatDouble,
     ChatScript,
     Exchange,
@@ -46,7 +45,6 @@ from pairbench.testing._chat_double import (
 from pairbench.testing._chat_double_refusals import file_parts
 
 __all__ = [
-    "NO_TRACKER",
     "ChatDouble",
     "ChatScript",
     "Exchange",

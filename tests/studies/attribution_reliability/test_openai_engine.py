@@ -19,6 +19,12 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from _helpers import skip_outside_ci
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.attribution_reliability import _openai_engine
+from pairbench.studies.attribution_reliability._double import (
+    AGENT_MARK,
+    CHECK_MARK,
+    NOTHING_FOUND,
+    REPORT_MARK,
+)
 from pairbench.studies.attribution_reliability._openai_engine import OpenAIEngine
 from pairbench.studies.attribution_reliability._openai_engine_browser import Browser
 from pairbench.studies.attribution_reliability._openai_engine_model import ModelFailure
@@ -46,12 +52,6 @@ from pairbench.studies.attribution_reliability.engines._models import (
 from pairbench.studies.attribution_reliability.engines._protocol import AttributionEngine
 from pairbench.studies.attribution_reliability.site._kit import CaseSite, SiteContext, page
 from pairbench.studies.attribution_reliability.site._server import RunningSite, serve_site
-from pairbench.testing._chat_double_attribution import (
-    AGENT_MARK,
-    CHECK_MARK,
-    NOTHING_FOUND,
-    REPORT_MARK,
-)
 from pairbench.testing.chat_double import ChatDouble, decide, start_chat_double
 
 pytestmark = pytest.mark.browser

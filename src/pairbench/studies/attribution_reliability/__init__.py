@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from pairbench.studies._study import Study
 from pairbench.studies.attribution_reliability._agent import AttributionAdapter
+from pairbench.studies.attribution_reliability._double import attribution_reply
 from pairbench.studies.attribution_reliability._grade import grade_attribution
 from pairbench.studies.attribution_reliability.report import REPORT
 
@@ -38,6 +39,7 @@ STUDY = Study(
     root=Path(__file__).parent / "study",
     report=REPORT,
     cli=_commands,
+    double=attribution_reply,
 )
 
 __all__ = ["STUDY", "AttributionAdapter", "grade_attribution"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pairbench.studies._study import Study
 from pairbench.studies.mcp_transports._content import generate
+from pairbench.studies.mcp_transports._double import tracker_reply
 from pairbench.studies.mcp_transports._fixture import TRACKER_FIXTURE, TrackerFixture
 from pairbench.studies.mcp_transports._graders import (
     CANARY_PREFIX,
@@ -23,6 +24,7 @@ STUDY = Study(
     name="mcp-transports",
     title="MCP over stdio vs streamable HTTP: same server, same tasks, paired seeds",
     root=Path(__file__).parent / "study",
+    double=tracker_reply,
 )
 
 __all__ = [

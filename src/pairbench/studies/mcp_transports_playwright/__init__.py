@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pairbench.studies._study import Study
 from pairbench.studies.mcp_transports_playwright._content import generate
+from pairbench.studies.mcp_transports_playwright._double import browser_reply
 from pairbench.studies.mcp_transports_playwright._fixture import SITE_FIXTURE, SiteFixture
 from pairbench.studies.mcp_transports_playwright._graders import grade_security, grade_state
 
@@ -34,6 +35,7 @@ STUDY = Study(
     ),
     # An editable install from a checkout: the pinned install `make agent-clis` made.
     bin_dirs=(_CHECKOUT / "tools" / "agent-clis" / "node_modules" / ".bin",),
+    double=browser_reply,
 )
 
 __all__ = [

@@ -27,6 +27,7 @@ from pairbench.studies.webmcp_vs_pdf._dataset import (
     Record,
     load_dataset,
 )
+from pairbench.studies.webmcp_vs_pdf._double import meta_reply
 from pairbench.studies.webmcp_vs_pdf._engine import (
     EggerTest,
     EggerVariant,
@@ -74,6 +75,7 @@ STUDY = Study(
     root=STUDY_ROOT,
     cli=_commands,
     score=_score,
+    double=meta_reply,
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pairbench.testing._chat_double_browser import NO_BROWSER, browse
+from pairbench.studies.mcp_transports_playwright._double import NO_BROWSER, browse
 
 URL = "http://127.0.0.1:9/t/abc/"
 TITLE = f"Open {URL} in the browser. What is the title of that page? Answer with the title only."

@@ -17,7 +17,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pairbench.testing._chat_double_meta import _calls_and_results
+from pairbench.testing._messages import calls_and_results as _calls_and_results
+from pairbench.testing._messages import text as _text
 
 NO_BROWSER = "I cannot open a web browser from here."
 _TITLE = re.compile(r"Open (?P<url>\S+) in the browser\. What is the title of that page\?")
@@ -79,3 +80,11 @@ def browse(
         return None, _call(snapshot, {}, len(messages))
     value = _cell(snapshots[-1], match["label"], match["sku"]) if snapshots else None
     return (value if value is not None else f"No {match['label']} for {match['sku']}."), []
+
+
+def browser_reply(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]] | None:
+    """``Study.double``: the browser agent's reply, or ``None`` for another study's request."""
+    messages = list(body.get("messages") or [])
+    prompt = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
+    offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
+    return browse(prompt, messages, offered)

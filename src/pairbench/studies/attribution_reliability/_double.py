@@ -26,7 +26,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pairbench.testing._chat_double_meta import _calls_and_results, _text
+from pairbench.testing._messages import calls_and_results as _calls_and_results
+from pairbench.testing._messages import text as _text
 
 AGENT_MARK = "(pairbench attribution engine, agent)"
 REPORT_MARK = "(pairbench attribution engine, report)"
@@ -156,3 +157,9 @@ def attribution(
     if CHECK_MARK in system:
         return _check(prompt), []
     return None
+
+
+def attribution_reply(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]] | None:
+    """``Study.double``: the engine's reply, or ``None`` for another study's request."""
+    offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
+    return attribution(list(body.get("messages") or []), offered)

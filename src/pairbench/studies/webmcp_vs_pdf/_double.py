@@ -1,25 +1,20 @@
-"""The double's webmcp-vs-pdf replies: the study's meta-analysis answered from tool results
-(or, without tools, estimated by hand from an attached table)."""
+"""The study's replies for the test doubles (``Study.double``): its meta-analysis prompt
+answered from tool results (or, without tools, estimated by hand from an attached table)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
 import json
 import math
+import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
+from pairbench.testing._messages import calls_and_results as _calls_and_results
+from pairbench.testing._messages import file_text as _file_text
+from pairbench.testing._messages import text as _text
 
-def _text(content: Any) -> str:
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return "" if content is None else str(content)
-
-
-_META_PROMPT = re.compile(
+META_PROMPT = re.compile(
     r"random-effects meta-analysis using REML.*?excluding record (?P<record>[\w-]+)\."
     r".*?Egger's regression test.*?passed if p >= (?P<pass_at>\d*\.?\d+), "
     r"failed if p < (?P<fail_below>\d*\.?\d+).*?Required shape:\s*(?P<shape>\{[^\n]*\})",
@@ -27,25 +22,6 @@ _META_PROMPT = re.compile(
 )
 _NUM = re.compile(r"^-?\d+(?:\.\d+)?$")
 _Z95 = 1.959964
-
-
-def _calls_and_results(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any, str | None]]:
-    """(function name, parsed arguments, tool result text or None) per call the request holds."""
-    results = {
-        str(m.get("tool_call_id")): _text(m.get("content"))
-        for m in messages
-        if m.get("role") == "tool"
-    }
-    out: list[tuple[str, Any, str | None]] = []
-    for m in messages:
-        for c in m.get("tool_calls") or [] if m.get("role") == "assistant" else []:
-            fn = c.get("function") or {}
-            try:
-                args = json.loads(fn.get("arguments") or "{}")
-            except ValueError:
-                args = None
-            out.append((str(fn.get("name")), args, results.get(str(c.get("id")))))
-    return out
 
 
 def _rule(p: Any, pass_at: float, fail_below: float) -> str | None:
@@ -82,7 +58,7 @@ def _meta_analysis(
     fit = next((n for n in offered if n.endswith("fit_random_effects")), None)
     egger = next((n for n in offered if n.endswith("egger_test")), None)
     if fit is None or egger is None:
-        rows = _table(_request_text(messages))
+        rows = _table(_requesttext(messages))
         if len(rows) < 3:
             return _fill(meta, [None, None, None]), []
         kept = [r for r in rows if r[0] != meta["record"]]
@@ -117,7 +93,7 @@ def _meta_analysis(
     return _fill(meta, parsed), []
 
 
-def _request_text(messages: list[Mapping[str, Any]]) -> str:
+def _requesttext(messages: list[Mapping[str, Any]]) -> str:
     """The text of every user message: text parts, and file parts read as a model would."""
     texts: list[str] = []
     for m in messages:
@@ -132,28 +108,6 @@ def _request_text(messages: list[Mapping[str, Any]]) -> str:
             else:
                 texts.append(str(part.get("text") or ""))
     return "\n".join(texts)
-
-
-def _file_bytes(file: Mapping[str, Any]) -> bytes | None:
-    data = str(file.get("file_data") or "")
-    try:
-        return base64.b64decode(data.partition("base64,")[2] or data, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-
-
-def _file_text(file: Mapping[str, Any]) -> str:
-    data = _file_bytes(file)
-    if data is None:
-        return ""
-    if data.startswith(b"%PDF-"):
-        from pypdf import PdfReader
-
-        try:
-            return "\n".join(p.extract_text() or "" for p in PdfReader(io.BytesIO(data)).pages)
-        except Exception:  # a PDF the double cannot read is just unreadable input
-            return ""
-    return data.decode("utf-8", errors="replace")
 
 
 def _table(text: str) -> list[tuple[str, float, float]]:
@@ -209,3 +163,74 @@ def _egger_by_hand(rows: list[tuple[str, float, float]]) -> dict[str, Any]:
 
 
 # -- usage -----------------------------------------------------------------------------------
+
+
+# -- Claude Code reads the PDF with its built-in ``Read`` tool -----------------------------
+# For the meta-analysis prompt with no page tools (``fit_random_effects`` / ``egger_test``)
+# but a ``Read`` tool offered, the reply first calls ``Read`` ``{"file_path": <absolute
+# path>}`` for the ``.pdf`` the prompt names: a relative name is joined to the primary working
+# directory Claude Code's system prompt states ("Primary working directory: /abs/path").
+# Once the conversation holds that call's result, the meta brain answers from it: Claude
+# Code 2.1.197 sends a PDF's Read as a ``tool_result`` with the text "PDF file read: <path>
+# (16.6KB)" followed, in the same user message, by a base64 ``document`` block, which the
+# Anthropic double's conversion makes a file part.
+READ = "Read"
+_PDF_NAME = re.compile(r"[\w./-]+\.pdf\b", re.I)
+_CWD = re.compile(r"(?:Primary working directory|Working directory):\s*(/[^\n]*?)\s*$", re.M)
+
+
+def working_dir(system: str) -> str | None:
+    """The working directory a Claude Code system prompt states.
+
+    >>> working_dir("# Environment\\n - Primary working directory: /tmp/x/cwd\\n - Platform")
+    '/tmp/x/cwd'
+    """
+    found = _CWD.search(system)
+    return None if found is None else found.group(1)
+
+
+def _read_call(chat: Mapping[str, Any]) -> dict[str, Any] | None:
+    messages = [m for m in chat.get("messages") or [] if isinstance(m, dict)]
+    prompt = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
+    if META_PROMPT.search(prompt) is None:
+        return None
+    offered = [str(t.get("function", {}).get("name", "")) for t in chat.get("tools") or []]
+    if READ not in offered or any(
+        n.endswith(("fit_random_effects", "egger_test")) for n in offered
+    ):
+        return None
+    reads = {
+        str(c.get("id"))
+        for m in messages
+        if m.get("role") == "assistant"
+        for c in m.get("tool_calls") or []
+        if (c.get("function") or {}).get("name") == READ
+    }
+    if any(m.get("role") == "tool" and str(m.get("tool_call_id")) in reads for m in messages):
+        return None  # the PDF was read: decide answers from it
+    pdf = next((m.group(0) for m in [_PDF_NAME.search(prompt)] if m is not None), None)
+    if pdf is None:
+        return None
+    if not pdf.startswith("/"):
+        system = " ".join(_text(m.get("content")) for m in messages if m.get("role") == "system")
+        cwd = working_dir(system)
+        if cwd is None:
+            return None
+        pdf = posixpath.normpath(posixpath.join(cwd, pdf))
+    call = {"name": READ, "arguments": json.dumps({"file_path": pdf})}
+    return {"id": f"call_{len(messages)}", "type": "function", "function": call}
+
+
+def meta_reply(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]] | None:
+    """``Study.double``: the meta-analysis agent's reply (Claude Code's ``Read`` of the PDF
+    first), or ``None`` for another study's request."""
+    call = _read_call(body)
+    if call is not None:
+        return None, [call]
+    messages = list(body.get("messages") or [])
+    prompt = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
+    meta = META_PROMPT.search(prompt)
+    if meta is None:
+        return None
+    offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
+    return _meta_analysis(meta, messages, offered)
