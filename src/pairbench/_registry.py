@@ -46,6 +46,12 @@ def _entry_point(group: Group, name: str) -> EntryPoint:
     return found
 
 
+def module_of(group: Group, name: str) -> str:
+    """The module the entry point ``name`` names (``pkg.mod`` of ``pkg.mod:OBJ``); raises
+    ``RegistryError`` as :func:`load` does."""
+    return _entry_point(group, name).module
+
+
 def refresh() -> None:
     """Forget cached entry points (after installing a plugin in the same process)."""
     _entry_points.cache_clear()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,37 @@ HASH_LIST_NAME = "protocol_hash.txt"
 _EXCLUDED_NAMES = frozenset({LOCK_NAME, HASH_LIST_NAME})
 _EXCLUDED_DIRS = frozenset({"__pycache__"})
 
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+"""pairbench's installed source folder (``freeze/`` is one of its sub-packages)."""
+
+HARNESS_SCOPE = "pairbench-without-studies/1"
+"""What :func:`harness_sha256` covers now, recorded in every lock: pairbench's source but
+the study folders ``studies/<name>/`` (each study is hashed on its own, ``_study.py``), so a
+change to one study re-freezes its lock and no other. A lock without a scope was frozen
+over the whole package, studies included (``None``), and is verified that way."""
+
+Prune = Callable[[tuple[str, ...]], bool]
+"""Says of a file's relative path parts whether to leave it out."""
+
+
+def _in_a_study(parts: tuple[str, ...]) -> bool:
+    # `studies/__init__.py` and `studies/_study.py` (the protocol the core calls) stay in.
+    return len(parts) > 2 and parts[0] == "studies"
+
+
+_SCOPES: dict[str | None, Prune | None] = {None: None, HARNESS_SCOPE: _in_a_study}
+
+
+def known_scope(scope: str | None) -> bool:
+    """Whether this pairbench can hash the harness as ``scope`` says (a newer one's may not)."""
+    return scope in _SCOPES
+
+
+def scope_covers_studies(scope: str | None) -> bool:
+    """Whether the harness hash of ``scope`` covers the studies (then no lock pins its study
+    apart)."""
+    return _SCOPES[scope] is None
+
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -24,7 +56,7 @@ def sha256_path(path: Path) -> str:
     return sha256_bytes(path.read_bytes())
 
 
-def _files_under(root: Path, recursive: bool) -> list[Path]:
+def _files_under(root: Path, recursive: bool, prune: Prune | None) -> list[Path]:
     found = root.rglob("*") if recursive else root.glob("*")
     keep = []
     for path in found:
@@ -33,19 +65,25 @@ def _files_under(root: Path, recursive: bool) -> list[Path]:
             continue
         if any(part in _EXCLUDED_DIRS or part.startswith(".") for part in rel.parts):
             continue
+        if prune is not None and prune(rel.parts):
+            continue
         keep.append(path)
     return sorted(keep, key=lambda p: p.relative_to(root).as_posix())
 
 
 def tree_sha256(
-    root: Path, *, recursive: bool = True, suffixes: frozenset[str] | None = None
+    root: Path,
+    *,
+    recursive: bool = True,
+    suffixes: frozenset[str] | None = None,
+    prune: Prune | None = None,
 ) -> str:
     """SHA-256 over ``relative/path\\0sha256(file)\\n`` for every file under ``root``, sorted.
 
     Relative paths only, so two checkouts of the same bytes hash the same.
     """
     digest = hashlib.sha256()
-    for path in _files_under(root, recursive):
+    for path in _files_under(root, recursive, prune):
         if suffixes is not None and path.suffix not in suffixes:
             continue
         rel = path.relative_to(root).as_posix()
@@ -53,11 +91,10 @@ def tree_sha256(
     return digest.hexdigest()
 
 
-def harness_sha256() -> str:
-    """The hash of pairbench's installed source (shipped locks excluded)."""
-    import pairbench
-
-    return tree_sha256(Path(pairbench.__file__).resolve().parent)
+def harness_sha256(scope: str | None = HARNESS_SCOPE) -> str:
+    """The hash of pairbench's installed source as ``scope`` covers it (shipped locks
+    excluded); raises ``KeyError`` for a scope this pairbench does not know."""
+    return tree_sha256(PACKAGE_ROOT, prune=_SCOPES[scope])
 
 
 def code_identity(obj: Any) -> tuple[str, str]:

@@ -137,14 +137,22 @@ def arm_identities(loaded: LoadedExperiment) -> dict[str, Any]:
 
 
 def run_identities(loaded: LoadedExperiment) -> dict[str, Any]:
-    """Everything ``compare`` checks: all must agree between runs except the treatment."""
-    from pairbench.freeze._hashing import harness_sha256
+    """Everything ``compare`` checks: all must agree between runs except the treatment.
+
+    The harness hash leaves the studies out (``harness_scope``); the study the experiment
+    names is its own identity, ``study``.
+    """
+    from pairbench.freeze._hashing import HARNESS_SCOPE, harness_sha256
+    from pairbench.freeze._study import study_identity
 
     exp = loaded.experiment
+    study = {"study": study_identity(exp.study).model_dump()} if exp.study else {}
     return {
         "python": python_version(),
         "packages": package_versions(),
         "harness_sha256": harness_sha256(),
+        "harness_scope": HARNESS_SCOPE,
+        **study,
         "sources": {
             name: source_identity((loaded.root / src.path).resolve(), src.production_paths)
             for name, src in exp.sources.items()

@@ -13,13 +13,17 @@ from pairbench._errors import SpecError
 from pairbench._model import Frozen
 from pairbench._version import __version__
 from pairbench.freeze._hashing import (
+    HARNESS_SCOPE,
     HASH_LIST_NAME,
     LOCK_NAME,
     code_identity,
     harness_sha256,
+    known_scope,
+    scope_covers_studies,
     sha256_path,
 )
 from pairbench.freeze._servers import LockedServer, identify_servers
+from pairbench.freeze._study import LockedStudy, study_identity
 from pairbench.spec._load import LoadedExperiment, Problem
 
 
@@ -44,6 +48,9 @@ class LockedCode(Frozen):
 class Harness(Frozen):
     version: str
     source_sha256: str
+    scope: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """What ``source_sha256`` covers (``_hashing.HARNESS_SCOPE``); absent from a lock frozen
+    before scopes, whose hash covered the whole package, studies included."""
 
 
 class Lock(Frozen):
@@ -55,6 +62,9 @@ class Lock(Frozen):
     files: list[LockedFile] = Field(default_factory=list)
     code: list[LockedCode] = Field(default_factory=list)
     harness: Harness
+    study: LockedStudy | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The study the experiment names, hashed on its own (the harness's scope leaves the
+    study folders out); absent without ``study:``, and from a lock frozen before scopes."""
     servers: list[LockedServer] = Field(default_factory=list, exclude_if=lambda v: not v)
     """Each arm's MCP servers as ``freeze`` identified them (``verify`` checks a run's
     servers against these); absent from a lock of an experiment without servers."""
@@ -68,7 +78,13 @@ class Lock(Frozen):
         lines = [f"{f.sha256}  {f.path}" for f in self.files]
         lines += [f"{c.sha256}  python:{c.package} ({c.name})" for c in self.code]
         lines.append(f"{self.canonical_hash}  experiment model (canonical JSON)")
-        lines.append(f"{self.harness.source_sha256}  pairbench {self.harness.version} source")
+        if self.study is not None:
+            s = self.study
+            lines.append(f"{s.sha256}  study {s.name} {s.version} source (python:{s.package})")
+        scope = f" ({self.harness.scope})" if self.harness.scope else ""
+        lines.append(
+            f"{self.harness.source_sha256}  pairbench {self.harness.version} source{scope}"
+        )
         return "\n".join(lines) + "\n"
 
 
@@ -87,8 +103,12 @@ def named_files(loaded: LoadedExperiment) -> list[tuple[str, str]]:
     return sorted(seen.items())
 
 
-def build_lock(loaded: LoadedExperiment) -> Lock:
-    """Compute the lock of an experiment as it is now on disk."""
+def build_lock(loaded: LoadedExperiment, *, scope: str | None = HARNESS_SCOPE) -> Lock:
+    """Compute the lock of an experiment as it is now on disk.
+
+    ``scope``: what the harness hash covers; ``None`` is a lock from before scopes (the
+    whole package, and so no study of its own). ``verify`` passes the frozen lock's.
+    """
     exp = loaded.experiment
     files = [
         LockedFile(path=Path(rel).as_posix(), role=role, sha256=sha256_path(loaded.resolve(rel)))
@@ -105,19 +125,28 @@ def build_lock(loaded: LoadedExperiment) -> Lock:
                 name=f"{group}:{name}", package=package, sha256=digest
             )
     code.update(_adapter_code(loaded))
+    study = exp.study if exp.study and not scope_covers_studies(scope) else None
     return Lock(
         experiment={"id": exp.id, "version": exp.version},
         canonical_hash=loaded.canonical_hash,
         files=files,
         code=list(code.values()),
-        harness=Harness(version=__version__, source_sha256=harness_sha256()),
+        harness=Harness(version=__version__, source_sha256=harness_sha256(scope), scope=scope),
+        study=study_identity(study) if study else None,
     )
 
 
+def rebuild_lock(loaded: LoadedExperiment, frozen: Lock) -> Lock:
+    """The lock of the experiment now, computed as ``frozen`` was (its harness scope); a
+    scope this pairbench does not know is computed as today's, and differs as a harness."""
+    scope = frozen.harness.scope
+    return build_lock(loaded, scope=scope if known_scope(scope) else HARNESS_SCOPE)
+
+
 def _adapter_code(loaded: LoadedExperiment) -> dict[str, LockedCode]:
-    """What an arm's adapter says its results depend on beyond pairbench's own source: an
-    adapter class may define ``lock_code(settings, root) -> [(name, package, sha256)]``
-    (the attribution study's engine identity and the study's whole folder, say)."""
+    """What an arm's adapter says its results depend on beyond pairbench's own source and
+    the study's: an adapter class may define ``lock_code(settings, root, arm) -> [(name,
+    package, sha256)]`` (the attribution study's engine identity, say)."""
     exp = loaded.experiment
     found: dict[str, LockedCode] = {}
     for arm in exp.arms:

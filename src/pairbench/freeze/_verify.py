@@ -6,8 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.freeze._hashing import LOCK_NAME
-from pairbench.freeze._lock import Lock, build_lock, read_lock
+from pairbench.freeze._lock import Lock, read_lock, rebuild_lock
 from pairbench.spec._load import LoadedExperiment, load_experiment
+
+_LABELS = {
+    "harness": "harness changed (pairbench version or source)",
+    "study": "study changed (its version or source)",
+}
 
 
 @dataclass(frozen=True)
@@ -15,21 +20,21 @@ class Mismatch:
     """One difference between what was frozen (or journaled) and what is found now."""
 
     kind: str
-    """file, missing-file, new-file, experiment, code, harness, no-lock, result, transcript,
-    unjournaled, lock, journal, run.json, row, table, report, server."""
+    """file, missing-file, new-file, experiment, code, study, harness, no-lock, result,
+    transcript, unjournaled, lock, journal, run.json, row, table, report, server."""
     path: str
     expected: str | None
     found: str | None
 
     def __str__(self) -> str:
-        label = {"harness": "harness changed (pairbench version or source)"}.get(
-            self.kind, self.kind
-        )
+        label = _LABELS.get(self.kind, self.kind)
         return f"{label}: {self.path}: expected {self.expected or '-'}, found {self.found or '-'}"
 
 
 def diff_locks(expected: Lock, found: Lock) -> list[Mismatch]:
-    """Every difference, files first; a changed pairbench is its own kind, ``harness``."""
+    """Every difference, files first; a changed pairbench is its own kind, ``harness`` (a
+    held-out run may accept it), and so is the changed study, ``study`` (never accepted: it
+    is the code under study, as its graders are)."""
     out: list[Mismatch] = []
     if expected.canonical_hash != found.canonical_hash:
         out.append(
@@ -62,6 +67,16 @@ def diff_locks(expected: Lock, found: Lock) -> list[Mismatch]:
                     b.sha256 if b else None,
                 )
             )
+    if expected.study != found.study:
+        named = expected.study or found.study
+        out.append(
+            Mismatch(
+                "study",
+                named.name if named else "?",
+                expected.study.describe() if expected.study else None,
+                found.study.describe() if found.study else None,
+            )
+        )
     if expected.harness != found.harness:
         out.append(
             Mismatch(
@@ -80,4 +95,5 @@ def verify_experiment(experiment: Path | LoadedExperiment) -> list[Mismatch]:
     path = loaded.root / LOCK_NAME
     if not path.is_file():
         return [Mismatch("no-lock", LOCK_NAME, "a lock (run `pairbench freeze`)", None)]
-    return diff_locks(read_lock(path), build_lock(loaded))
+    frozen = read_lock(path)
+    return diff_locks(frozen, rebuild_lock(loaded, frozen))

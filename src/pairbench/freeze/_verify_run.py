@@ -26,7 +26,7 @@ import numpy as np
 
 from pairbench._errors import RunDirError, SpecError
 from pairbench.freeze._hashing import sha256_path
-from pairbench.freeze._lock import Lock, build_lock, read_lock
+from pairbench.freeze._lock import Lock, read_lock, rebuild_lock
 from pairbench.freeze._verify import Mismatch, diff_locks
 from pairbench.spec._load import load_experiment
 from pairbench.store._events import AttemptFinished, TrialRow
@@ -242,7 +242,7 @@ def _check_lock(run_dir: Path, info: RunRecord, out: list[Mismatch]) -> None:
         return
     _check_servers(run_dir, frozen, out)
     if exp_file.is_file():
-        now = build_lock(load_experiment(exp_file))
+        now = rebuild_lock(load_experiment(exp_file), frozen)
         out += [
             Mismatch(m.kind, f"{m.path} (experiment changed since the run)", m.expected, m.found)
             for m in diff_locks(frozen, now)

@@ -56,9 +56,10 @@ def test_one_changed_byte_in_the_scorer_or_the_runner_fails_verify_and_refuses_t
     frozen = cli("freeze", "--no-servers", str(exp))
     assert frozen.returncode == 0, frozen.stderr
     assert cli("verify", str(exp)).returncode == 0
+    study = "study changed (its version or source): attribution-reliability"
     for changed, kinds in (
-        ("studies/attribution_reliability/_score_metrics.py", ("study:attribution-reliability",)),
-        ("runner/_run.py", ()),
+        ("studies/attribution_reliability/_score_metrics.py", (study,)),
+        ("runner/_run.py", ("harness changed",)),
     ):
         path = source / changed
         original = path.read_bytes()
@@ -68,21 +69,23 @@ def test_one_changed_byte_in_the_scorer_or_the_runner_fails_verify_and_refuses_t
             verify = cli("verify", str(exp))
             said = verify.stdout + verify.stderr
             assert verify.returncode == 1, said
-            assert "harness changed" in said, said
+            # The study is hashed on its own: its scorer is no change of pairbench's harness.
             assert all(kind in said for kind in kinds), said
+            assert ("harness changed" in said) == (kinds != (study,)), said
             refused = held_out()
             told = refused.stdout + refused.stderr
             assert refused.returncode != 0 and "refusing a held-out run" in told, told
-            # A changed scorer is named as the study's code; a changed runner as pairbench
-            # itself, which only an explicit, recorded --accept-harness-change would run.
+            # A changed scorer is named as the study's; a changed runner as pairbench itself,
+            # which only an explicit, recorded --accept-harness-change would run.
             assert all(kind in told for kind in kinds), told
-            assert kinds or "accept-harness-change" in told, told
-            if kinds:
+            if kinds == (study,):
                 # Accepting a changed pairbench does not accept a changed scorer: the study's
                 # code is pinned on its own.
                 still = held_out("--accept-harness-change")
                 assert still.returncode != 0, still.stdout
-                assert "study:attribution-reliability" in still.stdout + still.stderr
+                assert study in still.stdout + still.stderr
+            else:
+                assert "accept-harness-change" in told, told
             assert not runs.exists() or not any(runs.iterdir())  # nothing ran
         finally:
             path.write_bytes(original)

@@ -55,9 +55,6 @@ DESKTOP_UA = (
 )
 """The preflight's user agent: an ordinary desktop browser, never gated."""
 _RAW_CAP = 20_000
-_HASHED = frozenset({".py", ".html", ".js", ".css"})
-"""The study's code and templates; its manifests and protocol are the experiment's `files`
-(and the lock must not hash itself)."""
 
 
 class AttributionSettings(AdapterSettings):
@@ -96,25 +93,16 @@ class AttributionAdapter:
     def lock_code(
         cls, settings: dict[str, Any], root: Path, arm: str
     ) -> list[tuple[str, str, str]]:
-        """What the held-out lock pins beyond pairbench's source: the engine's identity
-        (adapter, program or target, commit, source hash, models, pinned env) and every
-        file of the study (sites, recorder, scorer, manifests), recursively."""
-        from pairbench.freeze._hashing import tree_sha256
+        """What the held-out lock pins beyond pairbench's source and the study's own tree
+        (the lock's ``study``): the engine's identity (adapter, program or target, commit,
+        source hash, models, pinned env)."""
         from pairbench.studies.attribution_reliability.engines import EngineSpec, engine_identity
 
         parsed = AttributionSettings.parse(settings)
         spec = EngineSpec.parse(parsed.engine).resolve(root)
         identity = engine_identity(spec, root)
         digest = hashlib.sha256(identity.model_dump_json().encode()).hexdigest()
-        study = Path(__file__).parent
-        return [
-            (f"engines:{arm}", f"{identity.adapter} {identity.engine}", digest),
-            (
-                "study:attribution-reliability",
-                __package__ or "pairbench.studies.attribution_reliability",
-                tree_sha256(study, recursive=True, suffixes=_HASHED),
-            ),
-        ]
+        return [(f"engines:{arm}", f"{identity.adapter} {identity.engine}", digest)]
 
     def _manifests(self) -> tuple[dict[str, Case], dict[str, Package]]:
         cases = Path(self.settings.cases) if self.settings.cases else CASES_FILE
