@@ -112,7 +112,10 @@ trials: 1
 agent: {adapter: command, settings: {command: [python3, -c, "print('ok')"], stdin: none}}
 arms: {a: {}, b: {}}
 tasks:
-  - {id: held, prompt: prompts/q.md, grader: {name: contains, args: {expect: ok}}, case_set: held-out}
+  - id: held
+    prompt: prompts/q.md
+    grader: {name: contains, args: {expect: ok}}
+    case_set: held-out
 """,
         encoding="utf-8",
     )
