@@ -1,7 +1,7 @@
 """Sites for the evidence packages: a bakery or tea room, and a small web app's brochure.
 
 Each builder takes a skin, so the calibration packages get the same mechanisms under new
-names and wording. The florist and the rail timetable live in ``_packages_more``. Every
+names and wording. The florist and the rail timetable live in ``_packages_florist_rail``. Every
 page is plain HTML with inline script: no external asset, nothing but what a visitor sees.
 """
 
@@ -10,46 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-
 from pairbench.studies.attribution_reliability.site._kit import (
     CaseSite,
-    Handler,
     SiteBuilder,
     SiteContext,
     esc,
-    page,
 )
-
-# The empty icon keeps Chromium from asking for /favicon.ico, whose 404 would otherwise
-# show as a console error in every recorded step.
-CSS = (
-    '<link rel=icon href="data:,"><style>body{font-family:sans-serif;margin:0;color:#222}'
-    "nav{display:flex;gap:14px;padding:10px 16px;background:#f4efe8}"
-    "main{padding:12px 16px;max-width:560px}"
-    "button{padding:6px 12px}label{display:block;margin-top:8px}"
-    "li{margin:4px 0}.note{color:#555}</style>"
+from pairbench.studies.attribution_reliability.site._package_page import doc, static
+from pairbench.studies.attribution_reliability.site._packages_florist_rail import (
+    FERN,
+    LANTERN,
+    florist,
+    timetable,
 )
-
-
-def doc(ctx: SiteContext, brand: str, nav: list[tuple[str, str]], title: str, main: str) -> str:
-    """A page with the site's navigation bar (links relative to the slug)."""
-    links = "".join(f'<a href="{ctx.url(p)}">{esc(label)}</a>' for p, label in nav)
-    return page(
-        f"{title} · {brand}",
-        f"<nav><strong>{esc(brand)}</strong>{links}</nav><main><h1>{esc(title)}</h1>{main}</main>",
-        head=CSS,
-    )
-
-
-def static(text: str, status: int = 200) -> Handler:
-    """A handler that always answers ``text``."""
-
-    async def handler(request: Request) -> Response:
-        return HTMLResponse(text, status_code=status)
-
-    return handler
 
 
 @dataclass(frozen=True)
@@ -261,16 +234,14 @@ LEDGER = AppSkin(
 
 
 def _registry() -> dict[str, SiteBuilder]:
-    from pairbench.studies.attribution_reliability.site import _packages_more as more
-
     return {
         "pk-crumb": partial(shop, CRUMB),
         "pk-kettle": partial(shop, KETTLE),
         "pk-tally": partial(app, TALLY),
         "pk-ledger": partial(app, LEDGER),
-        "pk-fern": partial(more.florist, more.FERN),
-        "pk-lantern": partial(more.florist, more.LANTERN),
-        "pk-harbour": more.timetable,
+        "pk-fern": partial(florist, FERN),
+        "pk-lantern": partial(florist, LANTERN),
+        "pk-harbour": timetable,
     }
 
 

@@ -15,7 +15,7 @@ from pairbench.studies.attribution_reliability.site._kit import (
     SiteContext,
     esc,
 )
-from pairbench.studies.attribution_reliability.site._packages import doc, static
+from pairbench.studies.attribution_reliability.site._package_page import doc, static
 
 
 @dataclass(frozen=True)
