@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 if TYPE_CHECKING:
-    from pairbench.testing._chat_double import ChatScript
+    from pairbench.testing._chat_script import ChatScript
 
 DEFAULT_PARAMS: dict[str, Any] = {
     "seed": 4294967295, "temperature": 0.800000011920929, "top_k": 40,

@@ -36,13 +36,13 @@ from starlette.applications import Starlette
 
 from pairbench.testing._chat_double import (
     ChatDouble,
-    ChatScript,
     Exchange,
     count_tokens,
     decide,
     usage_for,
 )
 from pairbench.testing._chat_double_refusals import file_parts
+from pairbench.testing._chat_script import ChatScript
 
 __all__ = [
     "ChatDouble",
