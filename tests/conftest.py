@@ -15,8 +15,6 @@ import pytest
 
 _PR_SET_CHILD_SUBREAPER = 36
 
-sys.path.insert(0, str(Path(__file__).parent))  # tests/_helpers.py
-
 # pytest-xdist starts its workers with COLUMNS=80, and the CLI's rich consoles, created at
 # import, would keep that width for good: tests that pass COLUMNS to one invocation (as a
 # user's terminal would) need it read then, as it is in a run without workers.
@@ -73,7 +71,7 @@ def no_child_left_behind() -> Iterator[None]:
 @pytest.fixture
 def server_env() -> dict[str, str]:
     """A scrubbed environment that still lets a child import pairbench from the checkout."""
-    from _helpers import checkout_env
+    from helpers.common import checkout_env
 
     return checkout_env()
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import edit_experiment, study_copy, task_named
+from helpers.common import edit_experiment, study_copy, task_named
 from pairbench import TrialResult, start_run
 from pairbench.runner import canary_for
 from pairbench.store import Security

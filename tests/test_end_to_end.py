@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli
-from _report_checks import check_declared_plots, check_renders_offline_without_wrapping, figures_in
+from helpers.common import cli
+from helpers.report_checks import (
+    check_declared_plots,
+    check_renders_offline_without_wrapping,
+    figures_in,
+)
 from pairbench import TrialResult, load_run
 from pairbench.store import RunDir
 from pairbench.store._load_run import read_run_info

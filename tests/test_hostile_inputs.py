@@ -9,7 +9,7 @@ names the file and says what is wrong and the fix (or, for ``verify``, what it e
 and found).
 
 The processes run up front, two at a time, in one module fixture; each is forked from an
-interpreter that imported pairbench once (``_cli_zygote``: about a hundred invocations
+interpreter that imported pairbench once (``helpers.cli_zygote``: about a hundred invocations
 would otherwise spend a second each importing it); the tests read their results.
 Damage a reader repairs (a garbage ``trials.npz``, a torn last journal line) must instead
 leave ``report`` working.
@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 
-from _cli_zygote import Zygote
+from helpers.cli_zygote import Zygote
 
 pytestmark = pytest.mark.whole_run
 
@@ -355,7 +355,7 @@ class Ran(NamedTuple):
 
 
 def _pairbench(idle: queue.Queue[Zygote], args: tuple[str, ...], cwd: Path) -> Ran:
-    """``pairbench ARGS`` in ``cwd``, forked from an idle zygote (see ``_cli_zygote``: a
+    """``pairbench ARGS`` in ``cwd``, forked from an idle zygote (see ``helpers.cli_zygote``: a
     hundred invocations pay pairbench's import once, each still its own process)."""
     zygote = idle.get()
     try:

@@ -28,7 +28,7 @@ import numpy as np
 import psutil
 import pytest
 
-from _helpers import cli
+from helpers.common import cli
 
 # Linux only (/proc); under CI=true (a Linux machine) it never skips, it runs or fails.
 pytestmark = [

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import edit_experiment, study_copy, task_named
+from helpers.common import edit_experiment, study_copy, task_named
 from pairbench import load_run, start_run, write_report
 from pairbench.testing.chat_double import start_chat_double
 

@@ -13,7 +13,7 @@ import pytest
 from ruamel.yaml import YAML
 from scipy.stats import fisher_exact
 
-from _helpers import edit_experiment
+from helpers.common import edit_experiment
 from pairbench import start_run
 from pairbench.agents._simulated import SOURCE, SimulatedSettings, simulate_trial
 from pairbench.analysis import mcnemar_exact

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import edit_experiment, skip_outside_ci
+from helpers.common import edit_experiment, skip_outside_ci
 from pairbench import start_run
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.webmcp_vs_pdf import PDF_PATH, STUDY

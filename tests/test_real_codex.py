@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import edit_experiment, real_cli, study_copy, task_named
+from helpers.common import edit_experiment, real_cli, study_copy, task_named
 from pairbench import load_run, start_run, write_report
 from pairbench.testing.responses_double import start_responses_double
 

@@ -11,8 +11,8 @@ import pytest
 from ruamel.yaml import YAML
 
 import pairbench
-from _helpers import events_of
-from _report_checks import check_renders_offline_without_wrapping
+from helpers.common import events_of
+from helpers.report_checks import check_renders_offline_without_wrapping
 from pairbench.report.summary._build import build_summary, summarize
 from pairbench.store import load_table
 from pairbench.store._events import AttemptFinished, TrialRow

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli, events_of
+from helpers.common import cli, events_of
 from pairbench.report.summary._build import build_summary, summarize
 from pairbench.store import Journal, load_run, load_table, sha256_file
 from pairbench.store._events import AttemptFinished, AttemptStarted

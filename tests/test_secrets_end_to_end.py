@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli, edit_experiment, study_copy, task_named
+from helpers.common import cli, edit_experiment, study_copy, task_named
 from pairbench.grading import find_secrets
 from pairbench.runner import canary_for
 from pairbench.spec import load_experiment

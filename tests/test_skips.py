@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 
 
 def test_under_ci_a_missing_prerequisite_fails(monkeypatch: pytest.MonkeyPatch) -> None:

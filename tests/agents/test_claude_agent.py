@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import real_cli
+from helpers.common import real_cli
 from pairbench.agents import AgentContext, AgentOutput, InfraFailure, RunSignals, Transcript
 from pairbench.agents.claude_code._agent import ClaudeCodeAgent
 from pairbench.testing.anthropic_double import start_anthropic_double

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import real_cli
+from helpers.common import real_cli
 from pairbench.agents import AgentContext, InfraFailure, RunSignals, Transcript
 from pairbench.agents.codex._agent import CodexAgent, mcp_overrides
 from pairbench.testing.responses_double import start_responses_double

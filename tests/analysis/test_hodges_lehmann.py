@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pairbench.analysis._hodges_lehmann
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.analysis._hodges_lehmann import HodgesLehmann, hodges_lehmann
 
 pytestmark = pytest.mark.r

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from _helpers import cli
+from helpers.common import cli
 from pairbench.schedule import build_confirmation_plan, plan_sha256, read_plan, write_plan
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli, events_of
-from campaign_helpers import campaign_experiment, planned_execution
+from helpers.campaign import campaign_experiment, planned_execution
+from helpers.common import cli, events_of
 from pairbench import start_run
 from pairbench.runner import read_screening
 from pairbench.schedule import PlanError, confirmation_order, read_plan

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli
+from helpers.common import cli
 from pairbench import load_run
 from pairbench.testing.chat_double import start_chat_double
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _export_runs import simulated_run
+from helpers.export_runs import simulated_run
 from pairbench.cli import app
 from pairbench.cli._export import ExportFormat
 from pairbench.store._export import FORMATS, export_bytes

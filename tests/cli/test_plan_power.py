@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli, edit_experiment
+from helpers.common import cli, edit_experiment
 from pairbench.analysis._power import mcnemar_power, mcnemar_sample_size
 
 pytestmark = pytest.mark.whole_run

@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from _helpers import cli
+from helpers.common import cli
 from pairbench import _registry
 from pairbench.cli._app import app
 from pairbench.studies.webmcp_vs_pdf import reference_answer, score_answer

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli
+from helpers.common import cli
 from pairbench import start_run
 from pairbench.freeze._compare import compare_runs
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli, study_copy
+from helpers.common import cli, study_copy
 from pairbench import _registry, start_run
 from pairbench._errors import RunRefused
 from pairbench.freeze import build_lock, verify_experiment, write_lock

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli
+from helpers.common import cli
 from pairbench import start_run
 from pairbench.freeze import verify_run
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from _helpers import cli, relink_journal
+from helpers.common import cli, relink_journal
 from pairbench import start_run, write_report
 from pairbench._errors import RunDirError
 from pairbench.freeze import PARTIAL, check_run_integrity, verify_run

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import cli, edit_experiment, skip_outside_ci, study_copy, task_named
+from helpers.common import cli, edit_experiment, skip_outside_ci, study_copy, task_named
 from pairbench.agents._protocol import AgentContext, InfraFailure, RunSignals
 from pairbench.agents.openai._agent import OpenAIAgent
 from pairbench.fixtures._mcp import McpSurface

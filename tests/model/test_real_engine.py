@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.model import LlamaServer, ServeConfig
 from pairbench.model._build import cached_build

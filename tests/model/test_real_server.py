@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from _helpers import cli, skip_outside_ci
+from helpers.common import cli, skip_outside_ci
 from pairbench._errors import ModelError
 from pairbench.model import LlamaServer, ServeConfig, identity
 from pairbench.model._build import cached_build

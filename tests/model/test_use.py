@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from _helpers import edit_experiment, study_copy
-from _report_builders import make_run
+from helpers.common import edit_experiment, study_copy
+from helpers.report_builders import make_run
 from pairbench._errors import ModelError
 from pairbench.model._use import served_port
 from pairbench.report.render._markdown import render_markdown

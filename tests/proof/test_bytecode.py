@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.proof import PACKAGES, Runtime, make_minirt, probed, run_python, sha256_file
 from pairbench.proof import read_mounted, verdict
-from proof_helpers import PACKAGES, Runtime, make_minirt, probed, run_python, sha256_file
 
 MAIN = "import minirt; minirt.main()"
 STALE = 'def greet():\n    return "stale bytecode"\n'

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import pairbench.proof as proof
+from helpers.proof import PACKAGES, Runtime, make_minirt, probed, run_python, sha256_file
 from pairbench.proof import (
     PROBE_FILES,
     PROBE_SHA256,
@@ -22,7 +23,6 @@ from pairbench.proof import (
     read_mounted,
     verdict,
 )
-from proof_helpers import PACKAGES, Runtime, make_minirt, probed, run_python, sha256_file
 
 PUBLIC = [
     "PROBE_FILES", "PROBE_SHA256", "MountMismatch", "MountProblem", "MountVerdict",

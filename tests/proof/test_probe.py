@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.proof import MountMismatch, read_mounted, require_mounted, verdict
-from pairbench.source import Production, Worktree, materialize, remove_worktree
-from proof_helpers import (
+from helpers.proof import (
     EXCLUDE,
     INCLUDE,
     PACKAGES,
@@ -23,6 +21,8 @@ from proof_helpers import (
     run_python,
     sha256_file,
 )
+from pairbench.proof import MountMismatch, read_mounted, require_mounted, verdict
+from pairbench.source import Production, Worktree, materialize, remove_worktree
 
 MAIN = "import minirt; minirt.main()"
 

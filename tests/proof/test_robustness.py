@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.proof import PACKAGES, Runtime, make_minirt, probed, run_python
 from pairbench.proof import read_mounted, verdict
-from proof_helpers import PACKAGES, Runtime, make_minirt, probed, run_python
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy_helpers import Rig, rig_for
+from helpers.proxy import Rig, rig_for
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from pathlib import Path
 import gguf  # llama.cpp's own GGUF writer (a dev dependency)
 import numpy as np
 
+from helpers.proxy import chat_body, post, rig_for
 from pairbench.proxy import fingerprints, model_identity
 from pairbench.testing.chat_double import start_chat_double
-from proxy_helpers import chat_body, post, rig_for
 
 
 def _tiny_gguf(path: Path) -> Path:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.proxy import Rig, chat_body, post, rig_for
 from pairbench.proxy import interference, parse_prometheus, read_metrics
-from proxy_helpers import Rig, chat_body, post, rig_for
 
 REAL_PAGE = """\
 # HELP llamacpp:prompt_tokens_total Number of prompt tokens processed, excluding cached tokens

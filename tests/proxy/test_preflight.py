@@ -7,9 +7,9 @@ import time
 
 import httpx
 
+from helpers.proxy import chat_body, post
 from pairbench.proxy import preflight
 from pairbench.testing.chat_double import start_chat_double
-from proxy_helpers import chat_body, post
 
 
 def test_an_idle_one_slot_server_passes() -> None:

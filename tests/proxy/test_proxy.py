@@ -21,10 +21,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from helpers.proxy import Rig, chat_body, post, rig_for
 from pairbench._errors import ProxyError
 from pairbench.proxy import RecordingProxy, read_records
 from pairbench.testing.chat_double import serve_in_thread, server_for
-from proxy_helpers import Rig, chat_body, post, rig_for
 
 TOOLS = [{"type": "function", "function": {"name": "tracker__get_issue", "parameters": {}}}]
 

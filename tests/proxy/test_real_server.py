@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.model import LlamaServer
 from pairbench.model._build import cached_build
 from pairbench.model._weights import installed_model

@@ -7,9 +7,9 @@ from pathlib import Path
 import openai
 import pytest
 
+from helpers.proxy import Rig, chat_body, post, rig_for
 from pairbench.proxy import effective_sampling, model_identity, seed_evidence
 from pairbench.proxy._sampling import UNPROVEN
-from proxy_helpers import Rig, chat_body, post, rig_for
 
 
 def test_each_parameter_is_sent_mixed_or_the_server_default(rig: Rig) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from _report_builders import MakeResult, RunScenario, make_result, make_run, make_scenario
+from helpers.report_builders import MakeResult, RunScenario, make_result, make_run, make_scenario
 
 
 @pytest.fixture

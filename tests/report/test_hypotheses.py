@@ -18,7 +18,7 @@ from scipy import stats
 from statsmodels.stats.weightstats import ttost_paired
 
 import pairbench
-from _report_builders import XSS, make_result, make_run
+from helpers.report_builders import XSS, make_result, make_run
 from pairbench.report.render._html import render_html
 from pairbench.report.render._markdown import render_markdown
 from pairbench.report.summary._build import build_summary

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from _report_builders import make_result, make_run, with_requests
+from helpers.report_builders import make_result, make_run, with_requests
 from pairbench.report.render._markdown import render_markdown
 from pairbench.report.summary._build import build_summary
 from pairbench.store._records import Metric, TrialResult

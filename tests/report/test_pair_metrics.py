@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from _report_builders import make_planted, make_planted_run, metrics_of, value_of, wall_ms
+from helpers.report_builders import make_planted, make_planted_run, metrics_of, value_of, wall_ms
 from pairbench.report.render._html import render_html
 from pairbench.report.render._markdown import render_markdown
 from pairbench.report.summary._build import build_summary

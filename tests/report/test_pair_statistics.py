@@ -12,7 +12,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from _report_builders import PLANTED_ARMS, make_planted, make_planted_run
+from helpers.report_builders import PLANTED_ARMS, make_planted, make_planted_run
 from pairbench.report.render._html import render_html
 from pairbench.report.render._markdown import render_markdown
 from pairbench.report.summary._build import build_summary

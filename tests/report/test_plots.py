@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from _report_builders import RunScenario, make_planted, make_planted_run
-from _report_checks import figures_in
+from helpers.report_builders import RunScenario, make_planted, make_planted_run
+from helpers.report_checks import figures_in
 from pairbench.report.render._html import render_html
 from pairbench.report.render._markdown import render_markdown
 from pairbench.report.render._plots import _draw_all, build_figures, success_plot

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from _report_builders import XSS, MakeResult, Render, RunScenario, make_run
+from helpers.report_builders import XSS, MakeResult, Render, RunScenario, make_run
 from pairbench.report.render._html import ENV, render_html
 from pairbench.report.render._markdown import render_markdown
 from pairbench.report.summary._build import build_summary

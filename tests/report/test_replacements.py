@@ -3,7 +3,7 @@
 import pytest
 from scipy.stats import binomtest
 
-from _report_builders import Render, make_planted, make_planted_run, make_result
+from helpers.report_builders import Render, make_planted, make_planted_run, make_result
 from pairbench.report.render._html import render_html
 from pairbench.report.render._markdown import render_markdown
 from pairbench.report.summary._build import build_summary

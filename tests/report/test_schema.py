@@ -9,7 +9,7 @@ from typing import Any, get_args
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from _report_builders import RunScenario, make_planted, make_planted_run, with_requests
+from helpers.report_builders import RunScenario, make_planted, make_planted_run, with_requests
 from pairbench.report import SCHEMA_ID
 from pairbench.report._write import summary_json
 from pairbench.report.summary import _sections

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from campaign_helpers import approved_plan, campaign_experiment
+from helpers.campaign import approved_plan, campaign_experiment
 from pairbench import start_run
 from pairbench.report import write_report
 

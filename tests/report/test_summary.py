@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from _report_builders import MakeResult, RunScenario, metrics_of, wall_ms
+from helpers.report_builders import MakeResult, RunScenario, metrics_of, wall_ms
 from pairbench.grading._metrics import compute_metrics
 from pairbench.report import SCHEMA_ID
 from pairbench.report._write import summary_json
@@ -31,7 +31,7 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
 
 
 def test_empty_run_has_zero_trials() -> None:
-    from _report_builders import make_run
+    from helpers.report_builders import make_run
 
     s = build_summary(make_run(), [], [])
     assert s["trials"] == 0 and s["kept_attempts"] == 0 and s["empty"] is True
@@ -202,7 +202,7 @@ def _calls(make: MakeResult, arm: str, trial: int, *calls: tuple[str, str, float
 
 
 def test_latency_and_cold_start_per_tool(make: MakeResult) -> None:
-    from _report_builders import make_run
+    from helpers.report_builders import make_run
 
     results = [
         # search: 300 - median(100, 140) = 180; get: 50 - median(90, 70) = -30 (kept).
@@ -241,7 +241,7 @@ def test_latency_and_cold_start_per_tool(make: MakeResult) -> None:
 
 
 def test_token_shapes_are_a_rate_apart_from_secrets(make: MakeResult) -> None:
-    from _report_builders import make_run
+    from helpers.report_builders import make_run
 
     results = [
         make("local-stdio", "read-title", 0, token=True),
@@ -259,7 +259,7 @@ def test_token_shapes_are_a_rate_apart_from_secrets(make: MakeResult) -> None:
 
 
 def test_cost_keeps_measured_and_estimated_apart(make: MakeResult) -> None:
-    from _report_builders import make_run
+    from helpers.report_builders import make_run
 
     est = Metric(value=50.0, provenance="estimated", estimator="chars/4 v1, full coverage")
     results = [
@@ -285,7 +285,7 @@ def test_attention_lists_with_denominators(scenario: RunScenario) -> None:
 
 
 def test_retry_keeps_latest_attempt(make: MakeResult) -> None:
-    from _report_builders import make_run
+    from helpers.report_builders import make_run
 
     results = [
         make("baseline", "read-title", 0, "interrupted", attempt=1),
@@ -297,7 +297,7 @@ def test_retry_keeps_latest_attempt(make: MakeResult) -> None:
 
 
 def test_interrupted_attempts_in_kept_list_count_as_interrupted(make: MakeResult) -> None:
-    from _report_builders import make_run
+    from helpers.report_builders import make_run
 
     results = [make("baseline", "read-title", 0, "passed", attempt=2)]
     kept = [
@@ -311,7 +311,7 @@ def test_interrupted_attempts_in_kept_list_count_as_interrupted(make: MakeResult
 
 
 def test_planned_trials_from_run_json_shapes() -> None:
-    from _report_builders import make_run
+    from helpers.report_builders import make_run
 
     pairs = {"pairs": [{"order": ["a", "b"]}, {"order": ["b", "a"]}]}
     assert build_summary(make_run(schedule=pairs), [], [])["planned_trials"] == 4
@@ -319,7 +319,7 @@ def test_planned_trials_from_run_json_shapes() -> None:
 
 
 def test_only_not_run_records_is_empty(make: MakeResult) -> None:
-    from _report_builders import make_run
+    from helpers.report_builders import make_run
 
     results = [make("baseline", "read-title", 0, "not_run", metrics=False, reason="run stopped")]
     s = build_summary(make_run(), results, [])

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from _report_builders import XSS, make_result, make_run
+from helpers.report_builders import XSS, make_result, make_run
 from pairbench.report._write import render_texts, write_texts
 from pairbench.report.render._html import render_html
 from pairbench.report.render._markdown import render_markdown

@@ -2,7 +2,7 @@ import importlib
 import json
 from pathlib import Path
 
-from _report_builders import make_run, make_scenario
+from helpers.report_builders import make_run, make_scenario
 from pairbench.report import ReportPaths
 from pairbench.report._write import render_texts, write_texts
 from pairbench.report.summary._build import build_summary

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import cli, events_of
+from helpers.common import cli, events_of
 from pairbench import resume_run
 from pairbench.report.summary._build import summarize
 from pairbench.store import Journal, load_table

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import events_of
-from campaign_helpers import (
+from helpers.campaign import (
     ARMS,
     TASKS,
     approved_plan,
@@ -16,6 +15,7 @@ from campaign_helpers import (
     plan_for,
     planned_execution,
 )
+from helpers.common import events_of
 from pairbench import start_run
 from pairbench._errors import RunRefused
 from pairbench.schedule import Schedule, write_plan

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import cli, skip_outside_ci
+from helpers.common import cli, skip_outside_ci
 from pairbench import start_run
 from pairbench._errors import RunRefused
 from pairbench.testing.chat_double import start_chat_double

@@ -19,7 +19,7 @@ from typing import IO
 
 import pytest
 
-from _helpers import E, cli, events_of
+from helpers.common import E, cli, events_of
 from pairbench._errors import RunInUse
 from pairbench.store import Journal, RunDir, sha256_file
 from pairbench.store._events import AttemptFinished, AttemptStarted, RunResumed

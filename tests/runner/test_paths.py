@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import pytest
 from ruamel.yaml import YAML
 
-from _helpers import edit_experiment, study_copy, task_named
+from helpers.common import edit_experiment, study_copy, task_named
 from pairbench import start_run
 from pairbench.testing.anthropic_double import start_anthropic_double
 from pairbench.testing.chat_double import start_chat_double

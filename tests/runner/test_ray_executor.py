@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from _helpers import study_copy
+from helpers.common import study_copy
 from pairbench import load_run, resume_run, start_run
 from pairbench._errors import RayExecutorError
 from pairbench.freeze import verify_run

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from _helpers import events_of, relink_journal
+from helpers.common import events_of, relink_journal
 from pairbench import resume_run, start_run
 from pairbench.freeze import verify_run
 from pairbench.store import Journal, load_table, sha256_file

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import events_of
+from helpers.common import events_of
 from pairbench import resume_run, start_run
 from pairbench._errors import RunDirError
 from pairbench.agents._scripted import ScriptedAgent

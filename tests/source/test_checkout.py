@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.revision import Repo, git_env, minirt, tree_snapshot
 from pairbench.source import (
     Production,
     SourceError,
@@ -23,7 +24,6 @@ from pairbench.source import (
     require_no_drift,
 )
 from pairbench.source._errors import SourceDrift
-from revision_helpers import Repo, git_env, minirt, tree_snapshot
 
 PRODUCTION = Production(include=["minirt/**", "pyproject.toml"], exclude=["minirt/tests/**"])
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.revision import Repo, git_env, minirt
 from pairbench.source import (
     ManifestChange,
     SourceError,
@@ -20,7 +21,6 @@ from pairbench.source import (
     production_manifest,
     treatment_paths,
 )
-from revision_helpers import Repo, git_env, minirt
 
 INCLUDE = ["minirt/**", "pyproject.toml"]
 EXCLUDE = ["minirt/tests/**"]

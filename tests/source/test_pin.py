@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from helpers.revision import minirt
 from pairbench.cli import app
 from pairbench.source import SourceError, pin
-from revision_helpers import minirt
 
 runner = CliRunner()
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from helpers.revision import Repo
 from pairbench.source import ArmRevision, PathFilter, Production, RevisionSource
-from revision_helpers import Repo
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

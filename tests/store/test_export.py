@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 import pairbench
-from _export_runs import simulated_run
-from _helpers import bare_result
+from helpers.common import bare_result
+from helpers.export_runs import simulated_run
 from pairbench._errors import ExportError, RunDirError
 from pairbench.report.render._junit import junit_xml
 from pairbench.store._export import FORMATS, export_bytes, load_frame, write_export

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from _report_builders import make_result
+from helpers.report_builders import make_result
 from pairbench.store import Metric, TrialResult, Usage, usage_metrics
 
 SOURCE = "provider usage"

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from _helpers import bare_result
+from helpers.common import bare_result
 from pairbench.schedule._plan import TrialKey
 from pairbench.store import RunDir, TrialResult
 from pairbench.store._redact import Redactor

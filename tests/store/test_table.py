@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from _report_builders import make_result, make_run, make_scenario
+from helpers.report_builders import make_result, make_run, make_scenario
 from pairbench._errors import RunDirError
 from pairbench.report.summary._build import build_summary, summarize
 from pairbench.schedule._plan import TrialKey

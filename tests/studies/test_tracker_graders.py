@@ -8,7 +8,8 @@ from typing import Any
 import anyio
 import pytest
 
-from _helpers import checkout_env
+from helpers.common import checkout_env
+from helpers.tracker import arm_servers, experiment, run_trial
 from pairbench.fixtures._mcp import start_warm_server
 from pairbench.fixtures._protocol import FixtureState
 from pairbench.grading._protocol import GradeInput
@@ -19,7 +20,6 @@ from pairbench.studies.mcp_transports import (
     grade_security,
     grade_state,
 )
-from tracker_helpers import arm_servers, experiment, run_trial
 
 pytestmark = pytest.mark.whole_run
 

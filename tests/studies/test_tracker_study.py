@@ -8,11 +8,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
+from helpers.tracker import experiment, load_yaml
 from pairbench._template import render
 from pairbench.studies.mcp_transports import STUDY, generate
 from pairbench.studies.mcp_transports.tracker_server import mcp
-from tracker_helpers import experiment, load_yaml
 
 SHARED_PROTOCOL = Path("/work/shared/protocols/mcp-transports.md")
 

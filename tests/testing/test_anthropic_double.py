@@ -77,7 +77,7 @@ from typing import Any, NamedTuple
 import httpx
 import pytest
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench._template import render
 from pairbench.studies.mcp_transports import STUDY as TRACKER_STUDY
 from pairbench.studies.mcp_transports import TRACKER_FIXTURE

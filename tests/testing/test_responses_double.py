@@ -98,7 +98,7 @@ from typing import Any
 import httpx
 import pytest
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench._template import render
 from pairbench.studies.mcp_transports import STUDY, TRACKER_FIXTURE
 from pairbench.studies.mcp_transports._double import NO_TRACKER

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from _view_runs import PORT, ViewRuns, build_view_runs
+from helpers.view_runs import PORT, ViewRuns, build_view_runs
 from pairbench.view import create_app
 
 

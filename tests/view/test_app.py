@@ -11,7 +11,7 @@ import pytest
 from httpx2 import Response
 from starlette.testclient import TestClient
 
-from _view_runs import PAYLOADS, PORT, ViewRuns, snapshot, write_run
+from helpers.view_runs import PAYLOADS, PORT, ViewRuns, snapshot, write_run
 from pairbench._errors import RunDirError
 from pairbench.view import create_app
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, sync_playwright
 
-from _helpers import edit_experiment, study_copy, task_named
-from _view_runs import PAYLOADS, ViewRuns, build_view_runs, snapshot, write_run
+from helpers.common import edit_experiment, study_copy, task_named
+from helpers.view_runs import PAYLOADS, ViewRuns, build_view_runs, snapshot, write_run
 from pairbench import start_run, write_report
 from pairbench.fixtures._webmcp import CHROMIUM_ARGS, chromium_executable
 from pairbench.view import serving

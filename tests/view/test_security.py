@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from _view_runs import PORT, ViewRuns
+from helpers.view_runs import PORT, ViewRuns
 from pairbench.view._security import CSP, REPORT_CSP
 
 

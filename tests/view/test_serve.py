@@ -7,7 +7,7 @@ import socket
 import httpx
 import pytest
 
-from _view_runs import ViewRuns
+from helpers.view_runs import ViewRuns
 from pairbench._errors import PairbenchError
 from pairbench.view import serving
 from pairbench.view._serve import bind

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import psutil
 import pytest
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.attribution_reliability._heuristic import HeuristicEngine
 from pairbench.studies.attribution_reliability._heuristic_browse import UserVisit

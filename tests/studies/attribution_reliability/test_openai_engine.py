@@ -16,7 +16,7 @@ import pytest
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.studies.attribution_reliability import _openai_engine
 from pairbench.studies.attribution_reliability._double import (

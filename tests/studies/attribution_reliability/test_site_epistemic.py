@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.fixtures._webmcp import CHROMIUM_ARGS, chromium_executable, chromium_problem
 from pairbench.studies.attribution_reliability._manifest import load_cases
 from pairbench.studies.attribution_reliability.site import serve_case

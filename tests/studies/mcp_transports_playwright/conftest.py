@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from _helpers import CLI_BIN, skip_outside_ci
+from helpers.common import CLI_BIN, skip_outside_ci
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from _helpers import CLI_BIN, edit_experiment, real_cli
+from helpers.common import CLI_BIN, edit_experiment, real_cli
 from pairbench.runner import start_run
 from pairbench.studies.mcp_transports_playwright import STUDY
 from pairbench.studies.mcp_transports_playwright._fixture import read_files

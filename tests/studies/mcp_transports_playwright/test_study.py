@@ -14,8 +14,12 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from _helpers import CLI_BIN
-from _report_checks import check_declared_plots, check_renders_offline_without_wrapping, figures_in
+from helpers.common import CLI_BIN
+from helpers.report_checks import (
+    check_declared_plots,
+    check_renders_offline_without_wrapping,
+    figures_in,
+)
 from pairbench import write_report
 from pairbench.grading import classify_validity
 from pairbench.runner import start_run

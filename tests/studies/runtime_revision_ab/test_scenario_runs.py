@@ -10,6 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from helpers.runtime_rab import model, worktrees
 from pairbench.studies.runtime_revision_ab import (
     ModelServer,
     ScenarioResult,
@@ -19,7 +20,6 @@ from pairbench.studies.runtime_revision_ab import (
     run_scenario,
     scenario_evidence,
 )
-from runtime_rab_helpers import model, worktrees
 
 pytestmark = pytest.mark.whole_run
 

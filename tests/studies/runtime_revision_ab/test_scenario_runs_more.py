@@ -9,8 +9,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from helpers.runtime_rab import model, worktrees
 from pairbench.studies.runtime_revision_ab import ModelServer, run_scenario
-from runtime_rab_helpers import model, worktrees
 
 pytestmark = pytest.mark.whole_run
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.studies.webmcp_vs_pdf import (
     DATASET_PATH,
     egger_test,

@@ -18,7 +18,7 @@ import anyio
 import httpx
 import pytest
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.fixtures._procs import start_warm_server
 from pairbench.fixtures._webmcp import WebMcpSurface, chromium_problem, launch_chromium
 from pairbench.spec import load_experiment

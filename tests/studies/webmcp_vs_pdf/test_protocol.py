@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pairbench.studies.webmcp_vs_pdf as study
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.studies.webmcp_vs_pdf import DATASET_PATH, PDF_SHA256, STUDY_ROOT
 
 PROTOCOL = STUDY_ROOT / "protocol.md"

@@ -17,7 +17,7 @@ import pytest
 import uvicorn
 from starlette.testclient import TestClient
 
-from _helpers import skip_outside_ci
+from helpers.common import skip_outside_ci
 from pairbench.fixtures._webmcp import chromium_problem, launch_chromium
 from pairbench.schedule._plan import TrialKey
 from pairbench.store import RunDir, TrialResult

@@ -15,8 +15,12 @@ from typing import Any
 
 import pytest
 
-from _helpers import cli, skip_outside_ci
-from _report_checks import check_declared_plots, check_renders_offline_without_wrapping, figures_in
+from helpers.common import cli, skip_outside_ci
+from helpers.report_checks import (
+    check_declared_plots,
+    check_renders_offline_without_wrapping,
+    figures_in,
+)
 from pairbench import _registry
 from pairbench.fixtures._webmcp import chromium_problem
 from pairbench.freeze._verify import verify_experiment

@@ -81,7 +81,7 @@ def checkout_env() -> dict[str, str]:
     (conftest's ``server_env`` fixture; this for module-scoped fixtures, which cannot use it)."""
     import os
 
-    src = Path(__file__).resolve().parents[1] / "src"
+    src = Path(__file__).resolve().parents[2] / "src"
     return {"PYTHONPATH": str(src), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 
 
@@ -96,7 +96,7 @@ def skip_outside_ci(reason: str) -> None:
     pytest.skip(f"SKIPPING (not CI): {reason}")
 
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CLI_BIN = REPO / "tools" / "agent-clis" / "node_modules" / ".bin"
 """Where ``make agent-clis`` installs the real Claude Code and Codex (pinned by npm's lock)."""
 

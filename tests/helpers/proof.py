@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from helpers.revision import Repo
 from pairbench.proof import ProbeInstall, install_probe, probe_env
 from pairbench.source import Manifest, production_manifest
-from revision_helpers import Repo
 
 INCLUDE = ["minirt/**", "pyproject.toml"]
 EXCLUDE = ["minirt/tests/**"]
