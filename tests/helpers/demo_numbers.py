@@ -7,7 +7,7 @@ counts, exact p values, the study's own verdicts), reading the study's part from
 ``study.data`` (``pairbench.summary/3``) or the old ``revision``/``attribution`` keys
 (``pairbench.summary/2``).
 
-    python tools/demo_numbers.py compare OLD_RUNS NEW_RUNS   # each: <study>/<run>/summary.json
+    python tests/helpers/demo_numbers.py compare OLD_RUNS NEW_RUNS   # <study>/<run>/summary.json
 """
 
 from __future__ import annotations
@@ -28,12 +28,24 @@ def _study_part(s: dict[str, Any]) -> dict[str, Any] | None:
 def numbers(s: dict[str, Any]) -> dict[str, Any]:
     """The numbers of one summary that its run's seeds decide."""
     out: dict[str, Any] = {
-        "arms": [(a["arm"], a["outcomes"], a["success"]["k"], a["success"]["n"]) for a in s["arms"]],
+        "arms": [
+            (a["arm"], a["outcomes"], a["success"]["k"], a["success"]["n"]) for a in s["arms"]
+        ],
         "pairs": [
-            (p["a"], p["b"], p["both"], p["a_only"], p["b_only"], p["neither"], p["mcnemar_exact_p"])
+            (
+                p["a"],
+                p["b"],
+                p["both"],
+                p["a_only"],
+                p["b_only"],
+                p["neither"],
+                p["mcnemar_exact_p"],
+            )
             for p in s["pairs"]
         ],
-        "tasks": [(t["task"], {a: (v["k"], v["n"]) for a, v in t["arms"].items()}) for t in s["tasks"]],
+        "tasks": [
+            (t["task"], {a: (v["k"], v["n"]) for a, v in t["arms"].items()}) for t in s["tasks"]
+        ],
         "hypotheses": [(h["id"], h["pairs"], h["n"], h["dropped"]) for h in s["hypotheses"]],
     }
     part = _study_part(s)
@@ -67,7 +79,9 @@ def compare(old: Path, new: Path) -> int:
         b = [numbers(s) for s in after.get(study, [])]
         equal = json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
         same &= equal and bool(a)
-        print(f"{study}: {len(a)} run(s) before, {len(b)} after: {'same' if equal else 'DIFFERENT'}")
+        print(
+            f"{study}: {len(a)} run(s) before, {len(b)} after: {'same' if equal else 'DIFFERENT'}"
+        )
     return 0 if same else 1
 
 
