@@ -106,7 +106,7 @@ LONGEST_FIRST = [
     "test_no_leftovers.py",
     "cli/test_demo_agents.py",
     "test_end_to_end.py",
-    "studies/test_tracker_graders.py",
+    "studies/mcp_transports/test_graders.py",
     "studies/mcp_transports_playwright/test_study.py",
     "test_real_codex.py",
     "runner/test_one_writer.py",
