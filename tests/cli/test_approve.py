@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from helpers.common import cli
+from helpers.common import cli_here
 from pairbench.schedule import build_confirmation_plan, plan_sha256, read_plan, write_plan
 
 
@@ -26,7 +26,7 @@ def _write_plan(path: Path) -> str:
 
 def test_approve_prints_what_it_approved_and_refuses_a_second_time(tmp_path: Path) -> None:
     sha = _write_plan(tmp_path / "plan.json")
-    done = cli("approve", "plan.json", "--by", "Ada", cwd=tmp_path)
+    done = cli_here("approve", "plan.json", "--by", "Ada", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     approval = read_plan(tmp_path / "plan.json").approval
     assert approval is not None and approval.by == "Ada" and approval.plan_sha256 == sha
@@ -36,7 +36,7 @@ def test_approve_prints_what_it_approved_and_refuses_a_second_time(tmp_path: Pat
         f"  plan sha256 {sha}\n"
     )
 
-    again = cli("approve", "plan.json", "--by", "Grace", cwd=tmp_path)
+    again = cli_here("approve", "plan.json", "--by", "Grace", cwd=tmp_path)
     assert again.returncode == 1
     assert again.stdout == ""
     assert again.stderr.startswith("error: plan.json is already approved by Ada at ")
@@ -47,7 +47,7 @@ def test_approve_prints_what_it_approved_and_refuses_a_second_time(tmp_path: Pat
 
 def test_approve_of_a_malformed_plan_is_one_line_naming_file_and_field(tmp_path: Path) -> None:
     (tmp_path / "plan.json").write_text('{"experiment": "x"}\n')
-    done = cli("approve", "plan.json", "--by", "Ada", cwd=tmp_path)
+    done = cli_here("approve", "plan.json", "--by", "Ada", cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr.startswith(
         "error: plan.json is not a valid confirmation plan: field protocol_hash: Field required"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers.campaign import campaign_experiment, planned_execution
-from helpers.common import cli, events_of
+from helpers.common import cli_here, events_of
 from pairbench import start_run
 from pairbench.runner import read_screening
 from pairbench.schedule import PlanError, confirmation_order, read_plan
@@ -30,7 +30,7 @@ def test_plan_prints_n_order_estimate_and_smallest_p_and_never_overwrites(
     screening = _screened(tmp_path)
     args = ["plan", "experiment.yaml", "--stage", "confirmation", "--pairs", "5"]
     args += ["--screening", str(screening), "--run-seed", "7", "--write", "plan.json"]
-    done = cli(*args, cwd=tmp_path)
+    done = cli_here(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     plan = read_plan(tmp_path / "plan.json")
     assert plan.n_pairs == 5 and plan.run_seed == 7 and plan.approval is None
@@ -57,12 +57,12 @@ def test_plan_prints_n_order_estimate_and_smallest_p_and_never_overwrites(
     assert "which needs at least 6 pairs" in done.stdout
 
     before = (tmp_path / "plan.json").read_bytes()
-    again = cli(*args[:5], "6", *args[6:], cwd=tmp_path)
+    again = cli_here(*args[:5], "6", *args[6:], cwd=tmp_path)
     assert again.returncode == 1 and again.stdout == ""
     assert again.stderr.startswith("error: plan.json already exists")
     assert (tmp_path / "plan.json").read_bytes() == before
 
-    six = cli(*args[:5], "6", *args[6:-2], cwd=tmp_path)  # no --write: printed only
+    six = cli_here(*args[:5], "6", *args[6:-2], cwd=tmp_path)  # no --write: printed only
     assert six.returncode == 0, six.stderr
     assert "Smallest attainable p (exact sign flip over 6 pairs): 0.03125" in six.stdout
     assert "no result can reach" not in six.stdout
@@ -80,23 +80,23 @@ def test_a_plan_builds_only_on_a_complete_screening_of_the_same_protocol(tmp_pat
 @pytest.mark.whole_run
 def test_screening_plan_approve_and_run_plan_through_the_cli(tmp_path: Path) -> None:
     campaign_experiment(tmp_path)
-    screened = cli("run", "experiment.yaml", "--stage", "screening", cwd=tmp_path)
+    screened = cli_here("run", "experiment.yaml", "--stage", "screening", cwd=tmp_path)
     assert screened.returncode == 0, screened.stderr
     assert "2 campaigns, one attempt at a time, in this order:" in screened.stderr
     [screening] = (tmp_path / "runs").iterdir()
-    made = cli(
+    made = cli_here(
         "plan", "experiment.yaml", "--stage", "confirmation", "--pairs", "6",
         "--screening", str(screening), "--write", "plan.json", cwd=tmp_path,
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
 
-    refused = cli("run", "experiment.yaml", "--plan", "plan.json", cwd=tmp_path)
+    refused = cli_here("run", "experiment.yaml", "--plan", "plan.json", cwd=tmp_path)
     assert refused.returncode == 3 and len(refused.stderr.strip().splitlines()) == 1
     assert refused.stderr.startswith("error: plan.json is not approved")
     assert len(list((tmp_path / "runs").iterdir())) == 1  # nothing new
 
-    assert cli("approve", "plan.json", "--by", "Ada", cwd=tmp_path).returncode == 0
-    ran = cli("run", "experiment.yaml", "--plan", "plan.json", cwd=tmp_path)
+    assert cli_here("approve", "plan.json", "--by", "Ada", cwd=tmp_path).returncode == 0
+    ran = cli_here("run", "experiment.yaml", "--plan", "plan.json", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     [confirmation] = [d for d in (tmp_path / "runs").iterdir() if d != screening]
     plan = read_plan(tmp_path / "plan.json")
@@ -109,7 +109,9 @@ def test_screening_plan_approve_and_run_plan_through_the_cli(tmp_path: Path) -> 
 
 def test_the_cli_refuses_concurrency_above_one_for_campaigns(tmp_path: Path) -> None:
     campaign_experiment(tmp_path)
-    done = cli("run", "experiment.yaml", "--stage", "screening", "--concurrency", "2", cwd=tmp_path)
+    done = cli_here(
+        "run", "experiment.yaml", "--stage", "screening", "--concurrency", "2", cwd=tmp_path
+    )
     assert done.returncode == 3 and done.stdout == ""
     assert done.stderr == (
         "error: --concurrency 2 is refused: camp runs in campaigns, one attempt at a time in "

@@ -6,12 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
-from helpers.common import cli, edit_experiment
+from helpers.common import cli_here, edit_experiment
 from pairbench.analysis._power import mcnemar_power, mcnemar_sample_size
-
-pytestmark = pytest.mark.whole_run
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "simulated"
 
@@ -23,7 +19,7 @@ def _example(tmp_path: Path) -> Path:
 
 def test_power_json_has_the_table_and_the_simulated_agents_implied_effect(tmp_path: Path) -> None:
     exp = _example(tmp_path)
-    done = cli("plan", str(exp), "--power", "--json", cwd=tmp_path)
+    done = cli_here("plan", str(exp), "--power", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     power = json.loads(done.stdout)["power"]
     assert power["alpha"] == 0.05 and power["target_power"] == 0.8
@@ -42,18 +38,18 @@ def test_power_json_has_the_table_and_the_simulated_agents_implied_effect(tmp_pa
     assert sim["pairs_needed"] == mcnemar_sample_size(sim["discordant_share"], sim["ratio"])
     assert 0 < sim["power_at_schedule"] < 0.8
     # Seeded Monte Carlo: the same plan twice gives the same numbers.
-    again = cli("plan", str(exp), "--power", "--json", cwd=tmp_path)
+    again = cli_here("plan", str(exp), "--power", "--json", cwd=tmp_path)
     assert json.loads(again.stdout)["power"] == power
 
 
 def test_without_power_the_json_has_no_power_key(tmp_path: Path) -> None:
-    done = cli("plan", str(_example(tmp_path)), "--json", cwd=tmp_path)
+    done = cli_here("plan", str(_example(tmp_path)), "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "power" not in json.loads(done.stdout)
 
 
 def test_power_text_names_the_comparison_and_the_table(tmp_path: Path) -> None:
-    done = cli("plan", str(_example(tmp_path)), "--power", cwd=tmp_path)
+    done = cli_here("plan", str(_example(tmp_path)), "--power", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "baseline vs candidate: 15 pairs in this schedule." in done.stdout
     assert "simulated agent implies: discordant share" in done.stdout
@@ -64,7 +60,7 @@ def test_a_non_simulated_agent_gets_the_table_but_no_implied_effect(tmp_path: Pa
     exp = edit_experiment(
         _example(tmp_path), agent={"adapter": "command", "settings": {"command": ["true"]}}
     )
-    done = cli("plan", str(exp), "--power", "--json", cwd=tmp_path)
+    done = cli_here("plan", str(exp), "--power", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     power = json.loads(done.stdout)["power"]
     assert power["comparisons"][0]["simulated"] is None and len(power["table"]) == 9
@@ -75,7 +71,7 @@ def test_a_bad_simulated_setting_is_one_clear_error(tmp_path: Path) -> None:
         _example(tmp_path),
         agent={"adapter": "simulated", "settings": {"success": {"baseline": 0.5}}},
     )
-    done = cli("plan", str(exp), "--power", cwd=tmp_path)
+    done = cli_here("plan", str(exp), "--power", cwd=tmp_path)
     assert done.returncode == 2
     assert "no success probability for arm 'candidate'" in done.stderr
     assert "Traceback" not in done.stderr
