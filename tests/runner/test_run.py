@@ -309,6 +309,22 @@ def test_in_process_adapters_get_no_work_folders_and_command_agents_do(tmp_path:
     assert [a[1] for a in answers] == ["ok"] * 4, answers
 
 
+def test_a_command_agent_is_told_which_trial_it_runs(tmp_path: Path) -> None:
+    # The agent reads its task, trial and attempt from the environment, not from its prompt.
+    said = (
+        "import os; print('|'.join(os.environ[k] for k in ('PAIRBENCH_RUN_ID', "
+        "'PAIRBENCH_ARM', 'PAIRBENCH_TASK', 'PAIRBENCH_TRIAL', 'PAIRBENCH_ATTEMPT')))"
+    )
+    command = {"adapter": "command", "settings": {"command": [sys.executable, "-c", said]}}
+    ran = start_run(
+        _experiment(tmp_path, command, tasks=2, trials=2, slots=2), tmp_path / "runs", run_seed=1
+    )
+    assert ran.status == "complete"
+    told = sorted(str(r.final_answer) for r in ran.results)
+    expected = sorted(f"{ran.run_id}|{r.arm}|{r.task}|{r.trial}|1" for r in ran.results)
+    assert told == expected and len(set(told)) == 8, told
+
+
 def test_a_staggered_second_worker_starts_its_first_attempt_later(tmp_path: Path) -> None:
     exp = _experiment(tmp_path, _sleeper(0.2), tasks=2, trials=1, slots=2)
     text = exp.read_text(encoding="utf-8").replace(

@@ -66,6 +66,8 @@ class AgentContext:
     extra: dict[str, Any] = field(default_factory=dict)
     attachments: list[Path] = field(default_factory=list)
     """The arm's ``attachments`` (e.g. a PDF), resolved: files handed to the agent as input."""
+    attempt: int = 1
+    """Which attempt of the trial this is (1, or 2 for an infra retry)."""
     shared_dir: Path | None = None
     """The trial's folder that every arm's attempts share (``RunDir.trial_shared``), for what
     is made once per trial and judged by every arm; not created until an adapter writes."""

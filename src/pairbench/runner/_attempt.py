@@ -294,6 +294,7 @@ async def _prepare(
         signals=rc.signals,
         attachments=attachments,
         shared_dir=rc.run_dir.trial_shared(key),
+        attempt=attempt,
         extra={"prompt_names_attachments": "${attachments}" in raw_prompt},
     )
     return _Prepared(at, agent, ctx, fixture, fixture_dir, content, probes, started)

@@ -7,7 +7,9 @@ Settings::
 
 The child gets ``PAIRBENCH_PROMPT``-free env: the prompt is in the file named by
 ``PAIRBENCH_PROMPT_FILE``; the arm's MCP servers as a Claude-Code-style config in
-``PAIRBENCH_MCP_CONFIG``; ``PAIRBENCH_SEED`` and ``PAIRBENCH_MODEL_SEED``.
+``PAIRBENCH_MCP_CONFIG``; ``PAIRBENCH_SEED`` and ``PAIRBENCH_MODEL_SEED``; which trial it is in
+``PAIRBENCH_RUN_ID``, ``PAIRBENCH_ARM``, ``PAIRBENCH_TASK``, ``PAIRBENCH_TRIAL`` and
+``PAIRBENCH_ATTEMPT``.
 
 Each stdout line that is a JSON object with a ``kind`` (the normalized transcript kinds:
 ``message``, ``tool_call``, ``tool_result``, ``final``, ``usage``...) becomes that event;
@@ -76,6 +78,12 @@ class CommandAgent:
         env["PAIRBENCH_PROMPT_FILE"] = str(prompt_file)
         env["PAIRBENCH_SEED"] = str(ctx.seed)
         env["PAIRBENCH_MODEL_SEED"] = str(ctx.model_seed)
+        # Which trial this is, so an agent need not parse its prompt to know its task.
+        env["PAIRBENCH_RUN_ID"] = ctx.run_id
+        env["PAIRBENCH_ARM"] = ctx.arm
+        env["PAIRBENCH_TASK"] = ctx.task
+        env["PAIRBENCH_TRIAL"] = str(ctx.trial)
+        env["PAIRBENCH_ATTEMPT"] = str(ctx.attempt)
         if ctx.mcp_config is not None:
             config_file = (ctx.workdir / "mcp.json").resolve()
             config_file.write_text(json.dumps(ctx.mcp_config, indent=2), encoding="utf-8")
