@@ -17,6 +17,7 @@ from pairbench.source import (
     _checkout,
     freeze_readonly,
     materialize,
+    overlay_harness,
     pin,
     production_manifest,
     rehash,
@@ -24,6 +25,7 @@ from pairbench.source import (
     require_no_drift,
 )
 from pairbench.source._errors import SourceDrift
+from pairbench.spec._revision import Harness
 
 PRODUCTION = Production(include=["minirt/**", "pyproject.toml"], exclude=["minirt/tests/**"])
 
@@ -88,6 +90,24 @@ def test_a_commit_no_ref_reaches_is_fetched_into_the_cache(tmp_path: Path) -> No
         remove_worktree(tree)
     with pytest.raises(SourceError, match=f"commit {'1' * 40} is not in the repository"):
         materialize(repo.path, "1" * 40, tmp_path / "none", cache, PRODUCTION)
+
+
+def test_a_harness_commit_made_after_the_clone_is_fetched(tmp_path: Path) -> None:
+    # The harness commit is no arm's commit, and was made after the private clone: the
+    # overlay fetches it instead of failing with "not a tree object".
+    repo, base = minirt(tmp_path / "minirt")
+    cache = tmp_path / "cache.git"
+    tree = materialize(repo.path, base, tmp_path / "arm", cache, PRODUCTION)
+    try:
+        repo.write("harness/accept.py", "print('reviewed')\n")
+        harness = repo.commit("the reviewed harness")
+        written = overlay_harness(tree, Harness(commit=harness, paths=["harness/**"]), repo.path)
+        assert "harness/accept.py" in written
+        assert (Path(tree.path) / "harness" / "accept.py").read_text() == "print('reviewed')\n"
+        with pytest.raises(SourceError, match=r"is not in the repository\. Fix: pin a commit"):
+            overlay_harness(tree, Harness(commit="2" * 40, paths=["harness/**"]), repo.path)
+    finally:
+        remove_worktree(tree)
 
 
 def _hostile_home(tmp_path: Path) -> Path:

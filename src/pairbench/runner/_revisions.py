@@ -165,7 +165,7 @@ def prepare_revisions(loaded: LoadedExperiment, run_dir: RunDir) -> dict[str, Re
                     base / "probe", tree_dir, r.proof.packages, base / "mounted.jsonl"
                 )
             ready[arm] = Revision(arm, r.commit, tree_dir, env_dir, tree, probe)
-            harness = overlay_harness(tree, r.harness)
+            harness = overlay_harness(tree, r.harness, r.repo)
             env_dir.mkdir(parents=True, exist_ok=True)
             record = None
             if r.build is not None:

@@ -70,7 +70,10 @@ def private_clone(repo: Path, commit: str, cache_dir: Path) -> Path:
         isolated_git(
             ["fetch", "--quiet", "--no-tags", "--", str(source), f"+{commit}:refs/pins/{commit}"],
             git_dir=cache,
-            what=f"{repo}: commit {commit} is not in the repository",
+            what=(
+                f"{repo}: commit {commit} is not in the repository. Fix: pin a commit that "
+                f"exists there (pairbench source pin REF --repo {repo})"
+            ),
         )
     return cache
 

@@ -10,20 +10,23 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from pairbench.source._checkout import Worktree
+from pairbench.source._checkout import Worktree, private_clone
 from pairbench.source._git import isolated_git
 from pairbench.spec._glob import PathFilter
 from pairbench.spec._revision import Harness
 
 
-def overlay_harness(tree: Worktree, harness: Harness) -> list[str]:
+def overlay_harness(tree: Worktree, harness: Harness, repo: Path | None = None) -> list[str]:
     """Replace ``tree``'s harness files by ``harness.commit``'s (before the tree is frozen);
-    returns the paths written, sorted.
+    returns the paths written, sorted. With ``repo``, a harness commit the private clone does
+    not hold yet (made after it was cloned, and no arm's commit) is fetched first.
 
     **Usage**::
 
-        written = overlay_harness(tree, source.harness)   # ["harness/build.py", ...]
+        written = overlay_harness(tree, source.harness, repo)   # ["harness/build.py", ...]
     """
+    if repo is not None:
+        private_clone(repo, harness.commit, Path(tree.cache))
     selected = PathFilter(harness.paths)
     root = Path(tree.path)
     for folder, _dirs, names in os.walk(root):
