@@ -14,8 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
+from pairbench.proxy._preflight import preflight
 from pairbench.studies.mcp_transports._double import NO_TRACKER
-from pairbench.testing.chat_double import count_tokens, start_chat_double
+from pairbench.testing._chat_double import UNKNOWN
+from pairbench.testing.chat_double import ChatScript, count_tokens, start_chat_double
 
 TITLE_PROMPT = "What is the title of issue #4 in the repository amber-otter? Answer with the title."
 TOOLS = [
@@ -189,3 +191,55 @@ def test_runs_as_its_own_process(tmp_path: Path) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             pytest.fail("the double ignored SIGTERM")
+
+
+def test_a_scripted_double_passes_the_proxys_preflight_and_follows_the_scenario(
+    tmp_path: Path,
+) -> None:
+    # A user builds a campaign offline: the double, started as the README says, answers what
+    # the recording proxy asks of a llama.cpp upstream, and replies from the user's script.
+    script = tmp_path / "script.json"
+    step = {"match": "SC-7", "tool_calls": [{"name": "read_file", "arguments": {"path": "a"}}]}
+    done = {"match": "SC-7", "after_tool_results": 1, "content": "SC-7 done: a is read"}
+    script.write_text(json.dumps({"timings": True, "replies": [step, done]}))
+    port_file = tmp_path / "port"
+    argv = ["--port-file", str(port_file), "--script", str(script), "--llama-cpp"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pairbench.testing.chat_double", *argv],
+        start_new_session=True,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not port_file.exists():
+            assert proc.poll() is None, "the double exited"
+            assert time.monotonic() < deadline, "no port file"
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{port_file.read_text()}"
+        found = preflight(url)
+        assert found.ok, found.reasons
+        tools = [{"type": "function", "function": {"name": "ws__read_file", "parameters": {}}}]
+        first = {"model": "m", "messages": [{"role": "user", "content": "SC-7: read a"}],
+                 "tools": tools}  # fmt: skip
+        reply = _post(url, first).json()["choices"][0]["message"]
+        (call,) = reply["tool_calls"]
+        assert call["function"] == {"name": "ws__read_file", "arguments": '{"path": "a"}'}
+        second = {**first, "messages": [
+            *first["messages"], {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": call["id"], "content": "contents of a"}]}  # fmt: skip
+        answered = _post(url, second).json()
+        assert answered["choices"][0]["message"]["content"] == "SC-7 done: a is read"
+        assert answered["usage"]["prompt_tokens"] > 0 and "timings" in answered
+        # A prompt the script does not know is left to the studies, then "I do not know".
+        other = _post(url, {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+        assert other.json()["choices"][0]["message"]["content"] == UNKNOWN
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+
+
+def test_a_script_step_needs_one_reply_and_a_valid_pattern() -> None:
+    with pytest.raises(ValueError, match="give content or tool_calls"):
+        ChatScript.model_validate({"replies": [{"match": "x"}]})
+    with pytest.raises(ValueError, match="is not a regular expression"):
+        ChatScript.model_validate({"replies": [{"match": "(", "content": "y"}]})

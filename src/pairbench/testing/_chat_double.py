@@ -61,7 +61,7 @@ from pairbench.testing._chat_double_refusals import (
     file_refusal,
     refusal_for,
 )
-from pairbench.testing._chat_script import ChatScript
+from pairbench.testing._chat_script import ChatScript, scripted_reply
 
 UNKNOWN = "I do not know how to answer that."
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -218,7 +218,7 @@ class ChatDouble:
         self._llama.started(n, body)
         if self.script.delay_s:
             await asyncio.sleep(self.script.delay_s)
-        content, calls = decide(body)
+        content, calls = scripted_reply(self.script, body) or decide(body)
         stream = bool(body.get("stream"))
         with_usage = n not in self.script.omit_usage_on and (
             not stream or bool((body.get("stream_options") or {}).get("include_usage"))

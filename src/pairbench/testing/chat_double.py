@@ -125,6 +125,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-auth", action="store_true")
     p.add_argument("--timings", action="store_true", help="add llama.cpp-style timings")
     p.add_argument(
+        "--llama-cpp",
+        action="store_true",
+        help="also serve llama-server's /health, /props, /slots and /metrics (what pairbench's "
+        "recording proxy asks of its upstream before a run)",
+    )
+    p.add_argument(
         "--reject-file-parts", action="store_true", help="answer file content parts with 400"
     )
     p.add_argument("--model")
@@ -141,6 +147,8 @@ def _script(args: argparse.Namespace) -> ChatScript:
         data["fail_auth"] = True
     if args.timings:
         data["timings"] = True
+    if args.llama_cpp:
+        data["llama_cpp"] = True
     if args.reject_file_parts:
         data["reject_file_parts"] = True
     if args.model:
