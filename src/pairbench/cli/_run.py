@@ -124,7 +124,7 @@ def run(
     """Start a new run (a new run ID every time) and write its report.
 
     With --executor ray (the optional ray extra), attempts run as Ray tasks; this process
-    keeps the schedule, the run directory and the journal. See README, "Running on Ray".
+    keeps the schedule, the run directory and the journal. See docs/ray.md.
     With --model-server local, llama-server runs on 127.0.0.1 at the port the openai
     agent's base_url names, and its identity (model sha256, llama.cpp build) goes into
     run.json and the report.

@@ -101,7 +101,7 @@ def init(
     path = directory / "experiment.yaml"
     if _runs_campaigns(path):
         out.print(f"  pairbench run {path} --stage screening", markup=False, highlight=False)
-        out.print("then plan, approve and run a confirmation (README: Source revisions as arms)")
+        out.print("then plan, approve and run a confirmation (docs/revisions.md)")
     else:
         out.print(f"  pairbench run {path}", markup=False, highlight=False)
 

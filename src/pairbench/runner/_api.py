@@ -251,7 +251,7 @@ def start_run(
     ``case_set="held-out"`` runs only under a lock that verifies, once per lock unless
     ``new_sitting``; a changed pairbench is refused unless ``accept_harness_change``.
     ``executor="ray"`` runs attempts as Ray tasks (on a new local Ray, or the cluster at
-    ``ray_address``: ``auto``, ``ray://host:10001``); see README, "Running on Ray".
+    ``ray_address``: ``auto``, ``ray://host:10001``); see docs/ray.md.
     ``model_server`` is the identity of the local model server the run uses
     (``pairbench.model.identity``), recorded in run.json and named by the report.
 
