@@ -14,7 +14,8 @@ MAX_TRIALS = 100_000
 ends; ``check`` says so instead."""
 MAX_PLANNED_TRIALS = 1_000_000
 """Trials of a whole run (arms x each task's trials): the scale a report is measured at
-(docs/run-directory.md, "The trial table"); a bigger plan is refused by ``check``, not found to hang."""
+(docs/run-directory.md, "The trial table"); a bigger plan is refused by ``check``, not
+found to hang."""
 
 
 class GraderRef(Frozen):
