@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers.common import cli
+from helpers.demo_numbers import assert_same_numbers
 from helpers.report_checks import (
     check_declared_plots,
     check_renders_offline_without_wrapping,
@@ -41,6 +42,12 @@ def test_demo_exits_zero_and_prints_the_report_path(demo: Demo) -> None:
     assert f"Report: {run_dir / 'report.md'}" in done.stdout.replace("\n", "")
     assert (run_dir / "report.html").is_file() and (run_dir / "summary.json").is_file()
     assert len(results) == 81  # 9 tasks x 3 trials x 3 arms
+
+
+def test_the_demo_gives_the_numbers_it_gave_before_the_studies_became_plugins(demo: Demo) -> None:
+    # Issue 31 moved every study's code out of the core with no behaviour change: the numbers
+    # this seed decides were recorded before the move (helpers.demo_numbers).
+    assert_same_numbers("mcp", demo[2])
 
 
 def test_baseline_fails_tool_tasks_that_both_transports_pass(demo: Demo) -> None:

@@ -64,6 +64,21 @@ def numbers(s: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+RECORDED = Path(__file__).parents[1] / "data" / "demo_numbers"
+"""Each demo's numbers at 2689c37, before issue 31 moved the studies' code (``<demo>.json``:
+the run seed and the numbers)."""
+
+
+def assert_same_numbers(demo: str, run_dir: Path) -> None:
+    """The run's numbers are the ones ``demo`` gave before the move, under the same seed."""
+    recorded = json.loads((RECORDED / f"{demo}.json").read_text(encoding="utf-8"))
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    seed = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["run_seed"]
+    assert seed == recorded["run_seed"], "run the demo with the recorded seed"
+    found = json.loads(json.dumps(numbers(summary)))
+    assert found["arms"] and found == recorded["numbers"]
+
+
 def _summaries(root: Path) -> dict[str, list[dict[str, Any]]]:
     found: dict[str, list[dict[str, Any]]] = {}
     for path in sorted(root.glob("*/*/summary.json"), key=lambda p: p.parent.name):

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from helpers.common import cli, skip_outside_ci
+from helpers.demo_numbers import assert_same_numbers
 from helpers.report_checks import (
     check_declared_plots,
     check_renders_offline_without_wrapping,
@@ -88,7 +89,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Completed
         skip_outside_ci(f"the webmcp-vs-pdf demo: {problem}")
     root = tmp_path_factory.mktemp("demo")
     assert NO_RUNS in people_page(root / "runs")  # before any run
-    done = cli("demo", "--study", "webmcp-vs-pdf", "--runs-dir", str(root / "runs"), cwd=root)
+    runs = str(root / "runs")
+    done = cli("demo", "--study", "webmcp-vs-pdf", "--runs-dir", runs, "--run-seed", "7", cwd=root)
     assert done.returncode == 0, done.stderr
     return done, next((root / "runs").iterdir())
 
@@ -101,6 +103,12 @@ def _by_arm(run_dir: Path) -> dict[str, list[TrialResult]]:
 def _transcript(run_dir: Path, r: TrialResult) -> list[dict[str, Any]]:
     path = run_dir / "transcripts" / r.arm / r.task / f"{r.trial}.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_demo_gives_the_numbers_it_gave_before_the_studies_became_plugins(
+    demo: tuple[object, Path],
+) -> None:
+    assert_same_numbers("webmcp", demo[1])  # recorded before issue 31's moves, seed 7
 
 
 def test_the_demo_scores_13_of_13_in_both_arms(demo: tuple[object, Path]) -> None:
