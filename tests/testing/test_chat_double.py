@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -163,26 +165,23 @@ def test_authentication() -> None:
         assert _post(double.url, _body(USER), Authorization="Bearer sk-test").status_code == 200
 
 
-def test_runs_as_its_own_process(tmp_path: Path) -> None:
-    port_file, log = tmp_path / "port", tmp_path / "log.jsonl"
-    argv = ["--port-file", str(port_file), "--log", str(log), "--rate-limit-on", "2"]
+@contextlib.contextmanager
+def _double_process(tmp_path: Path, *args: str) -> Iterator[str]:
+    """``python -m pairbench.testing.chat_double ARGS`` as its own process; yields its URL."""
+    port_file = tmp_path / "port"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pairbench.testing.chat_double", *argv],
+        [sys.executable, "-m", "pairbench.testing.chat_double", "--port-file", str(port_file),
+         *args],
         start_new_session=True,
         stderr=subprocess.DEVNULL,
-    )
+    )  # fmt: skip
     try:
         deadline = time.monotonic() + 30
         while not port_file.exists():
             assert proc.poll() is None, "the double exited"
             assert time.monotonic() < deadline, "no port file"
             time.sleep(0.05)
-        url = f"http://127.0.0.1:{port_file.read_text()}"
-        assert _post(url, _body(USER)).status_code == 200
-        assert _post(url, _body(USER)).status_code == 429
-        lines = [json.loads(line) for line in log.read_text().splitlines()]
-        assert [(x["n"], x["status"]) for x in lines] == [(1, 200), (2, 429)]
-        assert lines[0]["usage"]["prompt_tokens"] > 0 and lines[1]["usage"] is None
+        yield f"http://127.0.0.1:{port_file.read_text()}"
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -191,6 +190,16 @@ def test_runs_as_its_own_process(tmp_path: Path) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             pytest.fail("the double ignored SIGTERM")
+
+
+def test_runs_as_its_own_process(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    with _double_process(tmp_path, "--log", str(log), "--rate-limit-on", "2") as url:
+        assert _post(url, _body(USER)).status_code == 200
+        assert _post(url, _body(USER)).status_code == 429
+        lines = [json.loads(line) for line in log.read_text().splitlines()]
+        assert [(x["n"], x["status"]) for x in lines] == [(1, 200), (2, 429)]
+        assert lines[0]["usage"]["prompt_tokens"] > 0 and lines[1]["usage"] is None
 
 
 def test_a_scripted_double_passes_the_proxys_preflight_and_follows_the_scenario(
@@ -202,20 +211,7 @@ def test_a_scripted_double_passes_the_proxys_preflight_and_follows_the_scenario(
     step = {"match": "SC-7", "tool_calls": [{"name": "read_file", "arguments": {"path": "a"}}]}
     done = {"match": "SC-7", "after_tool_results": 1, "content": "SC-7 done: a is read"}
     script.write_text(json.dumps({"timings": True, "replies": [step, done]}))
-    port_file = tmp_path / "port"
-    argv = ["--port-file", str(port_file), "--script", str(script), "--llama-cpp"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pairbench.testing.chat_double", *argv],
-        start_new_session=True,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            assert proc.poll() is None, "the double exited"
-            assert time.monotonic() < deadline, "no port file"
-            time.sleep(0.05)
-        url = f"http://127.0.0.1:{port_file.read_text()}"
+    with _double_process(tmp_path, "--script", str(script), "--llama-cpp") as url:
         found = preflight(url)
         assert found.ok, found.reasons
         tools = [{"type": "function", "function": {"name": "ws__read_file", "parameters": {}}}]
@@ -233,9 +229,6 @@ def test_a_scripted_double_passes_the_proxys_preflight_and_follows_the_scenario(
         # A prompt the script does not know is left to the studies, then "I do not know".
         other = _post(url, {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
         assert other.json()["choices"][0]["message"]["content"] == UNKNOWN
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
 
 
 def test_a_script_step_needs_one_reply_and_a_valid_pattern() -> None:
