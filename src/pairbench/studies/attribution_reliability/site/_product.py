@@ -17,13 +17,11 @@ from pairbench.studies.attribution_reliability.site._kit import (
     SiteContext,
     esc,
 )
-from pairbench.studies.attribution_reliability.site._product_more import (
-    build_p06,
-    build_p07,
-    build_p08,
-    build_p09,
-    build_p10,
-)
+from pairbench.studies.attribution_reliability.site._product_p06 import build_p06
+from pairbench.studies.attribution_reliability.site._product_p07 import build_p07
+from pairbench.studies.attribution_reliability.site._product_p08 import build_p08
+from pairbench.studies.attribution_reliability.site._product_p09 import build_p09
+from pairbench.studies.attribution_reliability.site._product_p10 import build_p10
 from pairbench.studies.attribution_reliability.site._skin import Skin, form_fields
 
 

@@ -12,16 +12,14 @@ import json
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from pairbench.studies.attribution_reliability.site._canvas import canvas_seats
 from pairbench.studies.attribution_reliability.site._kit import CaseSite, SiteBuilder, SiteContext
 from pairbench.studies.attribution_reliability.site._skin import Skin
-from pairbench.studies.attribution_reliability.site._traps_more import (
-    build_t06,
-    build_t07,
-    build_t08,
-    build_t09,
-    build_t10,
-    canvas_seats,
-)
+from pairbench.studies.attribution_reliability.site._trap_t06 import build_t06
+from pairbench.studies.attribution_reliability.site._trap_t07 import build_t07
+from pairbench.studies.attribution_reliability.site._trap_t08 import build_t08
+from pairbench.studies.attribution_reliability.site._trap_t09 import build_t09
+from pairbench.studies.attribution_reliability.site._trap_t10 import build_t10
 
 
 def build_t01(ctx: SiteContext) -> CaseSite:
