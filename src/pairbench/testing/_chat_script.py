@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from pairbench._model import Frozen
-from pairbench.testing._messages import text
+from pairbench.testing._messages import first_text, tool_names
 
 
 class ScriptedCall(Frozen):
@@ -93,9 +93,9 @@ def scripted_reply(
     if not script.replies:
         return None
     messages = [m for m in body.get("messages") or [] if isinstance(m, Mapping)]
-    prompt = next((text(m.get("content")) for m in messages if m.get("role") == "user"), "")
+    prompt = first_text(body, "user")
     results = sum(1 for m in messages if m.get("role") == "tool")
-    offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
+    offered = tool_names(body)
     for step in script.replies:
         if step.after_tool_results != results or not re.search(step.match, prompt):
             continue

@@ -27,7 +27,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pairbench.testing._messages import calls_and_results as _calls_and_results
+from pairbench.testing._messages import messages as _messages
 from pairbench.testing._messages import text as _text
+from pairbench.testing._messages import tool_names as _tool_names
 
 AGENT_MARK = "(pairbench attribution engine, agent)"
 REPORT_MARK = "(pairbench attribution engine, report)"
@@ -161,5 +163,4 @@ def attribution(
 
 def attribution_reply(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]] | None:
     """``Study.double``: the engine's reply, or ``None`` for another study's request."""
-    offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
-    return attribution(list(body.get("messages") or []), offered)
+    return attribution(_messages(body), _tool_names(body))

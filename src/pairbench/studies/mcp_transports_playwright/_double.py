@@ -18,7 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pairbench.testing._messages import calls_and_results as _calls_and_results
-from pairbench.testing._messages import text as _text
+from pairbench.testing._messages import messages as _messages
+from pairbench.testing._messages import prompt as _prompt
+from pairbench.testing._messages import tool_names as _tool_names
 
 NO_BROWSER = "I cannot open a web browser from here."
 _TITLE = re.compile(r"Open (?P<url>\S+) in the browser\. What is the title of that page\?")
@@ -84,7 +86,4 @@ def browse(
 
 def browser_reply(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]]] | None:
     """``Study.double``: the browser agent's reply, or ``None`` for another study's request."""
-    messages = list(body.get("messages") or [])
-    prompt = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
-    offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
-    return browse(prompt, messages, offered)
+    return browse(_prompt(body), _messages(body), _tool_names(body))

@@ -12,7 +12,10 @@ from typing import Any
 
 from pairbench.testing._messages import calls_and_results as _calls_and_results
 from pairbench.testing._messages import file_text as _file_text
+from pairbench.testing._messages import messages as _messages
+from pairbench.testing._messages import prompt as _prompt
 from pairbench.testing._messages import text as _text
+from pairbench.testing._messages import tool_names as _tool_names
 
 META_PROMPT = re.compile(
     r"random-effects meta-analysis using REML.*?excluding record (?P<record>[\w-]+)\."
@@ -227,10 +230,7 @@ def meta_reply(body: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]
     call = _read_call(body)
     if call is not None:
         return None, [call]
-    messages = list(body.get("messages") or [])
-    prompt = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
-    meta = META_PROMPT.search(prompt)
+    meta = META_PROMPT.search(_prompt(body))
     if meta is None:
         return None
-    offered = [str(t.get("function", {}).get("name", "")) for t in body.get("tools") or []]
-    return _meta_analysis(meta, messages, offered)
+    return _meta_analysis(meta, _messages(body), _tool_names(body))
