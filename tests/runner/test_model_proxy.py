@@ -146,3 +146,38 @@ def test_with_the_real_llama_server_run_json_names_the_model_and_its_build(
     assert cold["sampling"]["temperature"] == "server_default"
     assert _proxy_event(run.run_dir, "a")["sampling"]["temperature"] == "sent"
     assert {r.seeding.status for r in run.results if r.seeding} == {"seeded"}
+
+
+def test_a_runtime_that_reports_nothing_gets_the_usage_the_proxy_measured(
+    tmp_path: Path,
+) -> None:
+    # The runtime prints no usage at all; the double answers the run's third request
+    # without one, so one arm's tokens are measured and the other's say their coverage.
+    with start_chat_double({"llama_cpp": True, "omit_usage_on": [3]}) as double:
+        exp = _experiment(tmp_path / "exp", double.url, ("send", "send"))
+        run = start_run(exp, tmp_path / "runs", run_seed=2)
+        usage = [e.usage for e in double.exchanges]
+    results = sorted(run.results, key=lambda r: r.arm)
+    # Attempts run in the plan's order: the arm whose second request was exchange 3 is
+    # the one that went second.
+    whole, partial = sorted(results, key=lambda r: r.metrics.input_tokens.provenance)
+    assert whole.metrics.input_tokens.provenance == "measured"
+    assert whole.metrics.input_tokens.source == "server usage via pairbench's proxy"
+    sent = [u for u in usage if u is not None]
+    assert whole.metrics.input_tokens.value == sum(u["prompt_tokens"] for u in sent[:2]) or (
+        whole.metrics.input_tokens.value == sum(u["prompt_tokens"] for u in sent[-2:])
+    )
+    assert whole.metrics.total_tokens.provenance == "measured"
+    assert partial.metrics.input_tokens.provenance == "missing"
+    assert partial.metrics.input_tokens.reason == (
+        "1 of 2 model responses reported usage (pairbench's proxy)"
+    )
+    for result in results:
+        assert result.metrics.turns.value == 2
+        assert result.metrics.turns.source == "model requests via pairbench's proxy"
+    done = cli("report", str(run.run_dir), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = (run.run_dir / "report.md").read_text(encoding="utf-8")
+    assert "no model usage reported" not in text
+    assert "1 of 2 model responses reported usage" in text
+    assert "not priced: the proxied server reports tokens, not money" in text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import shutil
 import time
 from contextlib import suppress
@@ -72,13 +71,13 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
             finally:  # before grading: a stopped server has written all it will
                 await stop_trial_servers(prepared.started)
             if exp.proxy is not None and rc.proxy is not None and isinstance(ran, _Ran):
-                # The seed is proven from what reached the model, whatever the agent says.
-                seeding = attempt_evidence(
+                # The seed is proven, and the usage measured, from what reached the model,
+                # whatever the agent says.
+                output = attempt_evidence(
                     exp.proxy, rc.proxy, attempt_label(key, attempt), pair.model_seed,
-                    prepared.at.transcript, rc.sampling_defaults,
+                    prepared.at.transcript, rc.sampling_defaults, ran.output,
                 )  # fmt: skip
-                if ran.output is not None:
-                    ran = ran._replace(output=dataclasses.replace(ran.output, seeding=seeding))
+                ran = ran._replace(output=output)
             revision = rc.revisions.get(key.arm)
             broken = None
             if revision is not None:

@@ -22,6 +22,7 @@ failure (``startup_failure``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -30,13 +31,14 @@ from typing import TYPE_CHECKING, Any
 from pairbench._errors import RunRefused
 from pairbench.schedule._plan import TrialKey
 from pairbench.spec._proxy import ModelProxy
-from pairbench.store._records import Seeding
 from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
 from pairbench.store._transcript import Transcript
 
 if TYPE_CHECKING:  # the proxy's dependencies load only for runs that declare one
+    from pairbench.agents._protocol import AgentOutput
     from pairbench.proxy import ExchangeRecord, MetricsSnapshot, RecordingProxy
+    from pairbench.proxy._usage import ProxyUsage
     from pairbench.runner._attempt import AttemptRecord
 
 INTERFERENCE_FILE = "interference.jsonl"
@@ -96,10 +98,13 @@ def attempt_evidence(
     model_seed: int,
     transcript: Transcript,
     defaults: dict[str, Any] | None,
-) -> Seeding:
-    """The attempt's seeding from the bodies its requests carried; the sampling as a
+    output: AgentOutput | None,
+) -> AgentOutput | None:
+    """The agent's output with the attempt's seeding (from the bodies its requests carried)
+    and the usage the proxy measured (``with_proxy_usage``); the sampling as a
     ``model_proxy`` transcript event."""
     from pairbench.proxy import effective_sampling, seed_evidence
+    from pairbench.proxy._usage import proxy_usage
 
     records = [r for r in proxy.records() if r.label == label]
     proof = seed_evidence(records, model_seed)
@@ -114,7 +119,77 @@ def attempt_evidence(
         sent={p.name: p.value for p in sampling.parameters if p.status == "sent"},
         violations=[v.model_dump(mode="json") for v in sampling.violations],
     )
-    return proof.seeding()
+    if output is None:
+        return None
+    filled = with_proxy_usage(output, proxy_usage(records), transcript)
+    return dataclasses.replace(filled, seeding=proof.seeding())
+
+
+_TOKENS = ("input_tokens", "output_tokens", "total_tokens", "cache_read_input_tokens",
+           "uncached_input_tokens", "cache_creation_input_tokens")  # fmt: skip
+
+
+def with_proxy_usage(output: AgentOutput, usage: ProxyUsage, transcript: Transcript) -> AgentOutput:
+    """``output`` with what the proxy measured where the agent reported nothing.
+
+    The proxy is the independent account: requests become ``turns`` when the agent gave
+    none; with every response's usage known the tokens are measured from it, and a measured
+    count of the agent's that disagrees is replaced by the proxy's (the claim is kept in the
+    metric's source and a ``usage_mismatch`` transcript event). With part of the usage
+    unreported a missing count says the coverage ``k of n`` instead of "no usage reported".
+    """
+    from pairbench.proxy._usage import SOURCE
+    from pairbench.store._records import Metric, usage_metrics
+
+    if usage.requests == 0:
+        return output  # nothing reached the model through the proxy: nothing to add
+    changes: dict[str, Any] = {}
+    if output.turns.provenance == "missing":
+        changes["turns"] = Metric.measured(usage.requests, "model requests via pairbench's proxy")
+    if not output.models:
+        changes["models"] = usage.models
+    if output.cost_usd.provenance == "missing":
+        changes["cost_usd"] = Metric.missing(
+            "not priced: the proxied server reports tokens, not money"
+        )
+    if usage.complete:
+        cached: Metric | int = (
+            usage.cached_tokens
+            if usage.cached_tokens is not None
+            else Metric.missing("the server did not report cached tokens on every response")
+        )
+        proxied = usage_metrics(
+            source=SOURCE, total_input=usage.prompt_tokens, output=usage.completion_tokens,
+            cache_read=cached,
+            cache_creation=Metric.missing("a Chat Completions server does not report cache writes"),
+        )._asdict()  # fmt: skip
+    else:
+        why = f"{usage.coverage} model responses reported usage (pairbench's proxy)"
+        proxied = {name: Metric.missing(why) for name in _TOKENS}
+    claims: dict[str, float] = {}
+    for name in _TOKENS:
+        mine: Metric = getattr(output, name)
+        theirs: Metric = proxied[name]
+        if mine.provenance == "missing":
+            changes[name] = theirs
+        elif (
+            mine.provenance == "measured"
+            and theirs.provenance == "measured"
+            and mine.value != theirs.value
+            and mine.value is not None
+        ):
+            claims[name] = mine.value
+            changes[name] = Metric.measured(
+                theirs.value or 0.0, f"{SOURCE}; the agent claimed {mine.value:g}"
+            )
+    if claims:
+        transcript.emit(
+            "usage_mismatch",
+            claimed=claims,
+            proxy={name: proxied[name].value for name in claims},
+            coverage=usage.coverage,
+        )
+    return dataclasses.replace(output, **changes)
 
 
 def require_preflight(spec: ModelProxy | None) -> None:

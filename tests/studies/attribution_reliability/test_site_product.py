@@ -148,13 +148,15 @@ def test_p08_try_again_redisplays_the_error_without_a_request(browser: Browser) 
     with opened(browser, "p08-photo-tracking", "/track") as (site, page):
         again = page.get_by_role("button", name="Try again")
         again.wait_for()
-        assert any(h.path.endswith("/track/status") and h.status == 500 for h in site.audit)
-        before = len(site.audit)
+        asked = [h for h in site.audit if h.path.endswith("/track/status")]
+        assert [h.status for h in asked] == [500]
         again.click()
         page.wait_for_timeout(900)
         assert again.is_visible()
         assert "couldn't load" in page.inner_text("#fail")
-        assert len(site.audit) == before
+        # Only the status endpoint counts: the browser may still ask for the shell's own
+        # resources after the first paint (seen once in CI), which is not a retry.
+        assert [h for h in site.audit if h.path.endswith("/track/status")] == asked, site.audit
 
 
 def test_p09_every_page_lists_the_same_books(browser: Browser) -> None:
