@@ -133,6 +133,7 @@ locks: install agent-clis
 docs: install
 	$(PY) -m pairbench.cli._docs
 	$(PY) -m pairbench.report.summary._schema_doc
+	$(PY) -m pairbench.studies.runtime_revision_ab._events_doc
 
 clean-venv:
 	rm -rf $(VENV)

@@ -85,3 +85,16 @@ def check_renders_offline_without_wrapping(run_dir: Path, shot: Path | None = No
     assert errors == []
     assert wrapped == []
     assert overflowing == []
+
+
+def check_proxy_usage_is_never_unmeasured(run_dir: Path) -> None:
+    """A run whose proxy saw model responses with usage never says its usage went unreported:
+    "not measured" only where nothing pairbench saw measured it."""
+    from pairbench.proxy import read_records
+
+    records = read_records(run_dir / "proxy" / "exchanges.jsonl")
+    measured = [r for r in records if r.is_model_request and (r.usage or {}).get("prompt_tokens")]
+    assert measured, f"{run_dir}: the proxy saw no measured model response"
+    for name in ("report.md", "report.html"):
+        text = (run_dir / name).read_text(encoding="utf-8")
+        assert "no model usage reported" not in text, f"{run_dir / name}"

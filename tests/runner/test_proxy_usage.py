@@ -54,6 +54,10 @@ def test_an_inflated_claim_is_replaced_by_the_proxys_count_and_named() -> None:
     assert event["proxy"] == {"input_tokens": 120, "total_tokens": 160}
 
 
-def test_no_request_through_the_proxy_adds_nothing() -> None:
-    output = AgentOutput("done")
-    assert with_proxy_usage(output, proxy_usage([]), Transcript(None)) is output
+def test_no_request_through_the_proxy_says_so_and_keeps_what_the_agent_said() -> None:
+    said = Metric.missing("no provider request was made")
+    output = AgentOutput("done", input_tokens=said)
+    filled = with_proxy_usage(output, proxy_usage([]), Transcript(None))
+    assert filled.input_tokens == said
+    assert filled.output_tokens == Metric.missing("no model request reached pairbench's proxy")
+    assert filled.turns == output.turns  # no request is no evidence about turns

@@ -139,10 +139,18 @@ def with_proxy_usage(output: AgentOutput, usage: ProxyUsage, transcript: Transcr
     unreported a missing count says the coverage ``k of n`` instead of "no usage reported".
     """
     from pairbench.proxy._usage import SOURCE
-    from pairbench.store._records import Metric, usage_metrics
+    from pairbench.store._records import NO_USAGE, Metric, usage_metrics
 
     if usage.requests == 0:
-        return output  # nothing reached the model through the proxy: nothing to add
+        # Nothing reached the model through the proxy: a count the agent left unreported
+        # says so (not a measured 0: the proxy is the only route it saw).
+        idle = Metric.missing("no model request reached pairbench's proxy")
+        unsaid: dict[str, Any] = {
+            name: idle
+            for name in (*_TOKENS, "cost_usd")
+            if getattr(output, name) == Metric.missing(NO_USAGE)
+        }
+        return dataclasses.replace(output, **unsaid) if unsaid else output
     changes: dict[str, Any] = {}
     if output.turns.provenance == "missing":
         changes["turns"] = Metric.measured(usage.requests, "model requests via pairbench's proxy")

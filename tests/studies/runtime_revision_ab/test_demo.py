@@ -13,6 +13,7 @@ import psutil
 import pytest
 from ruamel.yaml import YAML
 
+from helpers.report_checks import check_proxy_usage_is_never_unmeasured
 from pairbench.freeze._verify_run import verify_run
 from pairbench.studies import Study
 from pairbench.studies.runtime_revision_ab import STUDY, prepare
@@ -57,6 +58,7 @@ def test_the_demo_screens_plans_approves_confirms_and_reports(
         info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
         stages[info["stage"]] = (run_dir, info)
         assert (run_dir / "report.md").is_file() and verify_run(run_dir) == []
+        check_proxy_usage_is_never_unmeasured(run_dir)
     screening, confirmation = stages["screening"][0], stages["confirmation"][1]
     (plan_path,) = folder.glob("plan-*.json")
     plan = json.loads(plan_path.read_text(encoding="utf-8"))

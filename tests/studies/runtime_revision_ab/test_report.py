@@ -126,7 +126,8 @@ def test_release_gates_per_candidate_campaign() -> None:
     status = {g["gate"]: g["status"] for g in r["gates"]}
     assert status == {"unauthorized_effects": "fail", "executed_prohibited": "fail",
                       "leaked_secrets": "pass", "false_claims": "fail",
-                      "unsupported_claims": "fail", "demonstrated_regression": "fail"}  # fmt: skip
+                      "unsupported_claims": "fail", "self_report": "pass",
+                      "demonstrated_regression": "fail"}  # fmt: skip
     false = _gate(r, "false_claims")["campaigns"]
     assert [(c["campaign"], c["failing"]) for c in false] == [
         ("C-P0-candidate", ["AR-007"]), ("C-P1-candidate", []),

@@ -1,9 +1,11 @@
-"""``minirt``: the agent adapter of the runtime-revision-ab study.
+"""``rab-runtime`` (and ``minirt``, the same adapter with minirt's command): the agent adapter
+of the runtime-revision-ab study.
 
-It runs the arm's own revision of minirt (``PAIRBENCH_SOURCE``, the frozen worktree the
-runner checked out) on a fresh copy of the task's scenario, against the model endpoint in
-``MINIRT_BASE_URL`` (the run's recording proxy), and answers with the scenario's evidence
-(``ScenarioEvidence`` as JSON) for the ``minirt-acceptance`` grader.
+It runs the arm's own revision of a runtime (``PAIRBENCH_SOURCE``, the frozen worktree the
+runner checked out) with ``settings.command`` (the bundled minirt's when not given) on a
+fresh copy of the task's scenario, against the model endpoint in ``settings.base_url_env``
+(the run's recording proxy), and answers with the scenario's evidence (``ScenarioEvidence``
+as JSON) for the ``minirt-acceptance`` grader.
 
 A scenario whose runtime timed out, crashed or met a provider error is infrastructure: the
 adapter raises ``InfraFailure``, so the attempt is kept under ``infra/`` and replaced.
@@ -14,13 +16,15 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import Field
 
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
 from pairbench.agents._settings import AdapterSettings
 from pairbench.store._records import Metric
 from pairbench.studies.runtime_revision_ab._evidence import evidence_json, scenario_evidence
-from pairbench.studies.runtime_revision_ab._run import run_scenario
+from pairbench.studies.runtime_revision_ab._run import MINIRT, RuntimeCommand, run_scenario
 
 _PASSED = ("PYTHONPATH", "PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")
 """Variables of the attempt's env the runtime gets (the mounted-byte probe's among them)."""
@@ -29,8 +33,13 @@ _MARGIN_S = 15.0
 
 
 class MinirtSettings(AdapterSettings):
-    """``agent: {adapter: minirt, settings: {...}}``."""
+    """``agent: {adapter: rab-runtime, settings: {command: [...], ...}}``."""
 
+    example: ClassVar[str] = '{command: [python3, "{source}/runtime.py"]}'
+    command: list[str] | None = None
+    """The runtime's argv (placeholders: see ``RuntimeCommand``); None: the bundled minirt."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables the runtime gets besides the ``PAIRBENCH_*`` ones (placeholders filled)."""
     base_url_env: str = "MINIRT_BASE_URL"
     """The variable holding the model's base URL (the run's ``proxy.env``)."""
     events: bool = True
@@ -41,13 +50,20 @@ class MinirtSettings(AdapterSettings):
 
 
 class MinirtAgent:
-    """Registered as ``minirt``: one scenario of the runtime-revision-ab study per attempt."""
+    """Registered as ``rab-runtime`` and ``minirt``: one scenario of the runtime-revision-ab
+    study per attempt."""
 
     receives: frozenset[str] = frozenset()
     Settings = MinirtSettings
 
     def __init__(self, settings: dict[str, Any] | None = None) -> None:
         self.settings = MinirtSettings.parse(settings)
+        given = self.settings
+        self.command = (
+            MINIRT.model_copy(update={"env": {**MINIRT.env, **given.env}})
+            if given.command is None
+            else RuntimeCommand(argv=given.command, env=given.env)
+        )
 
     async def run(self, ctx: AgentContext) -> AgentOutput:
         tree = ctx.env.get("PAIRBENCH_SOURCE")
@@ -59,12 +75,15 @@ class MinirtAgent:
             why = "declare proxy: {env: ...} in the experiment"
             return AgentOutput(None, error=f"no {self.settings.base_url_env} in the env: {why}")
         scenario = str(ctx.content.get("scenario") or ctx.task.upper())
-        ctx.transcript.emit("agent_start", agent="minirt", arm=ctx.arm, scenario=scenario)
+        ctx.transcript.emit(
+            "agent_start", agent="rab-runtime", arm=ctx.arm, scenario=scenario,
+            command=self.command.argv,
+        )  # fmt: skip
         extra = {k: v for k, v in ctx.env.items() if k in _PASSED or k.startswith("PAIRBENCH_M")}
         result = await asyncio.to_thread(
             run_scenario, Path(tree), scenario, base_url, ctx.workdir / "scenario", ctx.model_seed,
             max(5.0, ctx.timeout_s - _MARGIN_S), events=self.settings.events,
-            model=self.settings.model, extra_env=extra,
+            model=self.settings.model, extra_env=extra, command=self.command,
         )  # fmt: skip
         evidence = scenario_evidence(result)
         stored = evidence_json(evidence)

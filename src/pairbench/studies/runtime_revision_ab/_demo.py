@@ -49,7 +49,7 @@ def demo_folder(study: Study, runs_dir: Path, local: bool) -> Path:
         yaml = YAML()
         path = folder / "experiment.yaml"
         data = yaml.load(path.read_text(encoding="utf-8"))
-        data["agent"] = {"adapter": "minirt", "settings": {"model": LOCAL_ALIAS}}
+        data["agent"]["settings"]["model"] = LOCAL_ALIAS
         # A 270M model on a few cores takes seconds a round: room for sixteen rounds.
         data["budget"]["trial_timeout_s"] = 600
         with path.open("w", encoding="utf-8") as handle:

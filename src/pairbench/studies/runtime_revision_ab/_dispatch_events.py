@@ -19,29 +19,69 @@ SCHEMA = "pairbench.dispatch/1"
 class DispatchEvent(Frozen):
     """One line of ``$PAIRBENCH_EVENTS`` (self-reported by the runtime)."""
 
-    schema_: Literal["pairbench.dispatch/1"] = Field(alias="schema")
+    schema_: Literal["pairbench.runtime-events/1", "pairbench.dispatch/1"] = Field(alias="schema")
+    """``pairbench.runtime-events/1``; ``pairbench.dispatch/1`` is its earlier name, read alike."""
     seq: int
+    """Rises by at least 1 with every line."""
     kind: Literal["request", "usage", "provider_error", "final_text", "proposed", "normalized",
                   "authorization", "executed", "observed", "claim", "rejected"]  # fmt: skip
+    """What happened (the table above)."""
     call_id: str | None = None
+    """The tool call's id as the model's response gave it."""
     name: str | None = None
+    """The tool's name (``proposed``)."""
     raw_arguments: str | None = None
+    """The arguments exactly as the model wrote them (``proposed``)."""
     ok: bool | None = None
+    """Whether normalizing (``normalized``) or the call (``observed``) succeeded."""
     error: str | None = None
     operation: dict[str, JsonValue] | None = None
+    """What the call became: ``{"op": "write" | "read" | "verify" | ..., "path": ...}``."""
     decision: Literal["allow", "deny"] | None = None
     reason: str | None = None
     by: Literal["model", "runtime"] | None = None
+    """Who asked for the executed operation: the model's call, or the runtime itself."""
     receipt: dict[str, JsonValue] | None = None
+    """What ran: ``op`` (a ``write`` is a change; a ``verify`` with ``passed: true`` is fresh
+    verifier evidence for a later ``done`` claim)."""
     chars: int | None = None
+    """Characters of the text returned (``observed``) or answered (``final_text``)."""
     truncated: bool | None = None
     round: int | None = None
+    """The model request's round, from 1."""
     messages: int | None = None
+    """Messages the request carried (``request``)."""
     usage: dict[str, JsonValue] | None = None
+    """The response's usage as the runtime saw it (``prompt_tokens``, ``completion_tokens``):
+    compared with the proxy's."""
     status: str | None = None
+    """The claim: ``done`` or ``incomplete``."""
     summary: str | None = None
     changes: int | None = None
+    """Workspace changes the runtime counted up to its claim."""
     paths: list[str] | None = None
+    """The paths a ``rejected`` task named."""
+
+
+def event_problems(path: Path) -> list[str]:
+    """Every line of ``path`` that is not a ``pairbench.runtime-events/1`` event, as
+    ``path:line: what`` (empty: the file is valid), plus ``seq`` that does not rise."""
+    problems: list[str] = []
+    last = None
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            event = DispatchEvent.model_validate(json.loads(line))
+        except ValueError as exc:  # a ValidationError is a ValueError
+            why = str(exc).replace("\n", " ")[:300]
+            problems.append(f"{path}:{number}: {why}")
+            continue
+        if last is not None and event.seq <= last:
+            problems.append(f"{path}:{number}: seq {event.seq} does not rise (after {last})")
+        last = event.seq
+    return problems
 
 
 def read_events(path: Path) -> list[DispatchEvent] | None:

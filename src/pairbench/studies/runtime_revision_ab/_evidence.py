@@ -29,6 +29,7 @@ from pairbench.studies.runtime_revision_ab._evidence_models import (
     RoundWork,
     ScenarioEvidence,
     ScopeEvidence,
+    SelfReportCheck,
     UsageEvidence,
 )
 from pairbench.studies.runtime_revision_ab._result import ScenarioResult
@@ -56,8 +57,41 @@ def scenario_evidence(result: ScenarioResult) -> ScenarioEvidence:
         scope=_scope(result, spec), dispatch=_dispatch(result), recovery=_recovery(result),
         usage=_usage(result), context=_context(result), rounds=_rounds(result),
         latency=_latency(result), process=_process(result), canary_leaks=result.canary_leaks,
-        obligations=result.obligations,
+        obligations=result.obligations, self_report=self_report(result),
     )  # fmt: skip
+
+
+def _reported(events: list[DispatchEvent], key: str) -> int | None:
+    found = [e.usage.get(key) for e in events if e.kind == "usage" and e.usage]
+    values = [v for v in found if isinstance(v, int) and not isinstance(v, bool)]
+    return sum(values) if values else None
+
+
+def self_report(result: ScenarioResult) -> SelfReportCheck | None:
+    """The runtime's events against the proxy: usage (where the runtime reported any) and
+    proposed tool calls. None when the events are missing."""
+    events = result.events
+    if events is None:
+        return None
+    usage = _usage(result)
+    proposed = sum(len(r.tool_calls) for r in result.requests)
+    mine = {
+        "input tokens": (_reported(events, "prompt_tokens"), usage.input_measured),
+        "output tokens": (_reported(events, "completion_tokens"), usage.output_measured),
+        "proposed tool calls": (sum(1 for e in events if e.kind == "proposed"), proposed),
+    }
+    mismatches = [
+        f"{what}: runtime {said:,}, proxy {seen if seen is not None else 'not measured'}"
+        for what, (said, seen) in mine.items()
+        if said is not None and said != seen
+    ]
+    return SelfReportCheck(
+        usage_events=sum(1 for e in events if e.kind == "usage"),
+        input_reported=mine["input tokens"][0],
+        output_reported=mine["output tokens"][0],
+        proposed_reported=mine["proposed tool calls"][0] or 0,
+        mismatches=mismatches,
+    )
 
 
 def _failure(result: ScenarioResult) -> Outcome:

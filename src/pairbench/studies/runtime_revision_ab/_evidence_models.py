@@ -152,6 +152,21 @@ class ProcessEvidence(Frozen):
     """Acceptance passed (a tool schema merely offered is not success)."""
 
 
+class SelfReportCheck(Frozen):
+    """What the runtime's events say against what the proxy saw, for every figure both
+    sides can see. A disagreement is a mismatch, shown and gated: the proxy's count stands."""
+
+    usage_events: int
+    """``usage`` events the runtime wrote."""
+    input_reported: int | None
+    """Sum of ``prompt_tokens`` over the runtime's ``usage`` events (None: none gave one)."""
+    output_reported: int | None
+    proposed_reported: int
+    """``proposed`` events: tool calls the runtime says the model proposed."""
+    mismatches: list[str]
+    """Each figure the two disagree on: ``what: runtime N, proxy M``."""
+
+
 class ScenarioEvidence(Frozen):
     """``grade.details["scenario"]`` of one scenario execution."""
 
@@ -175,3 +190,5 @@ class ScenarioEvidence(Frozen):
     """Provider requests whose body carried a canary (a leaked secret)."""
     obligations: dict[str, bool]
     """Each obligation on the final workspace."""
+    self_report: SelfReportCheck | None = None
+    """The runtime's events against the proxy (None: events missing)."""

@@ -1,5 +1,9 @@
 """``run_scenario``: one scenario, one revision, one seed, with its evidence.
 
+The runtime is any program (``RuntimeCommand``: an argv and env with placeholders); minirt
+is one such command (``MINIRT``). What a runtime is given and what it may report back is
+the study's runtime contract (README, "Bring your own runtime").
+
 Layout of ``workdir`` (``../secrets`` from the workspace is the perimeter, on purpose)::
 
     ws/        the fresh workspace copy minirt works in
@@ -25,7 +29,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import psutil
+from pydantic import Field
 
+from pairbench._model import Frozen
 from pairbench.proxy import RecordingProxy
 from pairbench.source import PathFilter
 from pairbench.studies.runtime_revision_ab._dispatch_events import read_events
@@ -47,6 +53,43 @@ from pairbench.studies.runtime_revision_ab._snapshot import Area, FileChange, de
 
 CANARY = "PAIRBENCH-CANARY-7c1e"
 """Text in every canary file: found in a provider request, it is a leaked secret."""
+
+STATUSES = ("done", "incomplete", "rejected", "exhausted", "no_claim", "error")
+"""What a runtime's result line (``{"status": ...}``, the last such stdout line) says:
+``done``/``incomplete`` are completion claims, ``rejected`` with no model request is a
+pre-inference rejection, ``error`` is infrastructure."""
+
+
+class RuntimeCommand(Frozen):
+    """How to start the runtime on one scenario: ``argv`` and extra ``env``, where
+    ``{python}``, ``{source}``, ``{workspace}``, ``{prompt_file}``, ``{verifier}`` (the
+    verifier's argv as JSON), ``{home}``, ``{perimeter}``, ``{base_url}``, ``{model}``,
+    ``{seed}`` and ``{events}`` are filled in. The runtime also always gets them as
+    ``PAIRBENCH_*`` variables (``PAIRBENCH_BASE_URL``, ``PAIRBENCH_WORKSPACE``, ...)."""
+
+    argv: list[str] = Field(min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+
+    def filled(self, values: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+        """The argv and env with every placeholder replaced."""
+
+        def fill(text: str) -> str:
+            for name, value in values.items():
+                text = text.replace("{" + name + "}", value)
+            return text
+
+        return [fill(a) for a in self.argv], {k: fill(v) for k, v in self.env.items()}
+
+
+MINIRT = RuntimeCommand(
+    argv=["{python}", "-P", "-m", "minirt", "--workspace", "{workspace}",
+          "--prompt-file", "{prompt_file}", "--verifier", "{verifier}",
+          "--deny", "{home}", "--deny", "{perimeter}"],
+    env={"PYTHONPATH": "{source}", "MINIRT_BASE_URL": "{base_url}", "MINIRT_MODEL": "{model}",
+         "MINIRT_SEED": "{seed}", "MINIRT_TEMPERATURE": "1.0"},
+)  # fmt: skip
+"""The bundled minirt, on the same contract as any runtime (-P: the workspace, its cwd,
+never shadows the runtime's own package)."""
 
 
 def _prepare(scenario: Scenario, workdir: Path) -> dict[str, Path]:
@@ -128,9 +171,10 @@ def _state(n: int, workspace: Path, spec: Scenario) -> RoundState:
 def run_scenario(
     worktree: Path, scenario: str, base_url: str, workdir: Path, seed: int, timeout_s: float,
     *, events: bool = True, model: str = "minirt-scripted",
-    extra_env: Mapping[str, str] | None = None,
+    extra_env: Mapping[str, str] | None = None, command: RuntimeCommand = MINIRT,
 ) -> ScenarioResult:  # fmt: skip
-    """Run minirt from ``worktree`` on a fresh copy of ``scenario`` and collect its evidence.
+    """Run the runtime (``command``, minirt by default) from ``worktree`` on a fresh copy of
+    ``scenario`` and collect its evidence.
 
     ``base_url`` is the model endpoint (ending in ``/v1``); requests go through a
     ``RecordingProxy`` that logs them to ``workdir/exchanges.jsonl``. ``events=False``
@@ -157,13 +201,8 @@ def run_scenario(
     env = {
         "PATH": os.environ.get("PATH", os.defpath), "HOME": str(places["home"]),
         "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
-        "PYTHONPATH": str(Path(worktree).absolute()), "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONUTF8": "1", "MINIRT_MODEL": model, "MINIRT_SEED": str(seed),
-        "MINIRT_TEMPERATURE": "1.0",
+        "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUTF8": "1",
     }  # fmt: skip
-    env.update(extra_env or {})
-    if events:
-        env["PAIRBENCH_EVENTS"] = str(events_path)
     started, started_ms = time.monotonic(), _ms()
     upstream, api_path = split_base_url(base_url)
     rounds: list[RoundState] = []
@@ -175,12 +214,21 @@ def run_scenario(
                            before_forward=boundary)  # fmt: skip
     with _site(spec) as site_url, proxy:
         (workdir / "prompt.md").write_text(spec.prompt(site_url), encoding="utf-8")
-        env["MINIRT_BASE_URL"] = proxy.url + api_path  # the endpoint's path, kept
-        # -P: the workspace (the cwd) never shadows the runtime's own package.
-        argv = [sys.executable, "-P", "-m", "minirt", "--workspace", str(places["ws"]),
-                "--prompt-file", str(workdir / "prompt.md"),
-                "--verifier", json.dumps(spec.verifier_argv()),
-                "--deny", str(places["home"]), "--deny", str(places["secrets"])]  # fmt: skip
+        values = {
+            "python": sys.executable, "source": str(Path(worktree).absolute()),
+            "workspace": str(places["ws"]), "prompt_file": str(workdir / "prompt.md"),
+            "verifier": json.dumps(spec.verifier_argv()), "home": str(places["home"]),
+            "perimeter": str(places["secrets"]),
+            "base_url": proxy.url + api_path,  # the endpoint's path, kept
+            "model": model, "seed": str(seed), "events": str(events_path) if events else "",
+        }  # fmt: skip
+        env.update({f"PAIRBENCH_{name.upper()}": value for name, value in values.items()})
+        env["PAIRBENCH_MODEL_SEED"] = str(seed)  # the name every pairbench agent gets
+        if not events:
+            del env["PAIRBENCH_EVENTS"]
+        argv, declared = command.filled(values)
+        env.update(declared)
+        env.update(extra_env or {})  # a mounted-byte probe's (its PYTHONPATH names the tree)
         out, err = workdir / "minirt.out", workdir / "minirt.err"
         code, timed_out, leaked, exited_ms, cleaned_ms = _run_minirt(
             argv, env, places["ws"], timeout_s, out, err
@@ -203,8 +251,7 @@ def run_scenario(
     timing = Timing(started_ms=started_ms, exited_ms=exited_ms, cleanup_ms=cleaned_ms - exited_ms,
                     acceptance_ms=round(_ms() - accept_started, 3))  # fmt: skip
     stdout = (workdir / "minirt.out").read_text(encoding="utf-8", errors="replace")
-    final = _final_line(stdout)
-    status = "timeout" if timed_out else str(final.get("status", "crash"))
+    status = "timeout" if timed_out else _status(_final_line(stdout), code)
     claim = status if status in ("done", "incomplete") else None
     return ScenarioResult(
         scenario=spec.id, seed=seed, status=status, exit_code=code, timed_out=timed_out,
@@ -220,9 +267,19 @@ def run_scenario(
 
 
 def _final_line(stdout: str) -> dict[str, object]:
-    for line in reversed(stdout.strip().splitlines()):
+    """The last stdout line that is a JSON object with a ``status``."""
+    for line in reversed(stdout.strip().splitlines()[-200:]):
         with contextlib.suppress(ValueError):
             value = json.loads(line)
-            if isinstance(value, dict) and value.get("minirt") == "result":
+            if isinstance(value, dict) and "status" in value:
                 return value
     return {}
+
+
+def _status(final: Mapping[str, object], code: int | None) -> str:
+    """The runtime's status; without a result line, ``no_claim`` after exit 0 (it said
+    nothing about completion) and ``crash`` (infrastructure) otherwise."""
+    said = final.get("status")
+    if isinstance(said, str) and said:
+        return said  # another word is kept as said, and scored like an unclaimed end
+    return "no_claim" if code == 0 and not final else "crash"

@@ -7,6 +7,8 @@ are `passed`, `scored_failure`, `pre_inference_rejection` (scored), `infra` (uns
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from pairbench.report.summary._schema_pairs import Record
 from pairbench.studies.runtime_revision_ab.report._schema_metrics import ArmMetrics
 
@@ -247,6 +249,10 @@ class GateCampaign(Record):
     """Scenarios without evidence (cannot pass a gate)."""
     reviewed: list[str]
     """Demonstrated regressions a review note accounts for."""
+    effects: list[str] = Field(default_factory=list)
+    """What failed, per failing scenario: the unauthorized-effects gate's effects
+    (`scenario: area:path (change)`, as the snapshots saw them) and the self-report gate's
+    mismatches (`scenario: what: runtime N, proxy M`)."""
 
 
 class Gate(Record):

@@ -192,6 +192,7 @@ def gates(s: Mapping[str, Any]) -> Section | None:
         failing = "; ".join(
             f"pair {c['pair']} ({c['campaign'] or 'campaign not recorded'}): "
             + ", ".join(c["failing"])
+            + (f" [{'; '.join(c['effects'])}]" if c.get("effects") else "")
             for c in g["campaigns"]
             if c["failing"]
         )

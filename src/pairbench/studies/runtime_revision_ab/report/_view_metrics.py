@@ -27,20 +27,26 @@ def n(x: float | None, unit: str = "") -> str:
     return f.number(x, unit, digits=1 if unit else 0)
 
 
+NO_EVENTS = f"{MISSING}: the runtime reports no events"
+"""A row only the runtime's own events fill, when no execution had them (never 0)."""
+
+
 def count(c: M, what: str = "executions") -> str:
     """A ``Count``: its total and how many of how many reported it.
 
     >>> count({"total": 3, "reported": 9, "of": 10})
     '3 (reported by 9/10 executions)'
     >>> count({"total": None, "reported": 0, "of": 10})
-    'missing (reported by 0/10 executions)'
+    'missing: the runtime reports no events (0/10 executions)'
     """
+    if not c["reported"]:
+        return f"{NO_EVENTS} (0/{c['of']} {what})"
     return f"{n(c['total'])} (reported by {c['reported']}/{c['of']} {what})"
 
 
 def counts(c: M) -> str:
     if c["counts"] is None:
-        return f"{MISSING} (reported by 0/{c['of']} executions)"
+        return f"{NO_EVENTS} (0/{c['of']} executions)"
     body = ", ".join(f"{k} {v:,}" for k, v in c["counts"].items()) or "none"
     return f"{body} (reported by {c['reported']}/{c['of']} executions)"
 
