@@ -24,7 +24,7 @@ from pairbench.report.summary._schema_doc import (
     study_references,
 )
 from pairbench.store import TrialTable
-from pairbench.store._records import Grade
+from pairbench.store._records import Grade, MountedProof
 
 MODELS = list(_walk(Summary))
 """Every model of the summary, from the top down."""
@@ -116,7 +116,14 @@ def test_real_summaries_reach_every_model(scenario: RunScenario) -> None:
         **build_summary(*scenario),
         "study": {"name": "acme", "version": "1", "schema": "acme/1", "data": {}, "missing": None},
     }
-    for summary in (build_summary(*scenario), _reviewed_planted(), with_study):
+    # The mounted-byte proof section is reached by a run whose attempts carry a proof.
+    run, results, infra = scenario
+    proven = MountedProof(status="ok", coverage="3/3", summary="3 production file(s) loaded")
+    with_proof = build_summary(
+        run, [r.model_copy(update={"mounted_proof": proven}) for r in results], infra
+    )
+    assert with_proof["mounted_proof"][0]["ok"] > 0
+    for summary in (build_summary(*scenario), _reviewed_planted(), with_study, with_proof):
         _instances(Summary.model_validate(summary, strict=True), seen)
     assert {m.__name__ for m in MODELS} - {m.__name__ for m in seen} == set()
 

@@ -25,7 +25,8 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
         "planned_trials",
         "kept_attempts", "replaced_attempts", "arms", "pairs", "hypotheses", "tasks", "tiers",
         "crossover",
-        "transport", "model_requests", "security", "cost", "seeding", "manual_review",
+        "transport", "model_requests", "security", "cost", "seeding", "mounted_proof",
+        "manual_review",
         "fields", "failures", "latency", "attention", "study",
     ]  # fmt: skip
 

@@ -157,24 +157,25 @@ def test_a_runtime_that_reports_nothing_gets_the_usage_the_proxy_measured(
         exp = _experiment(tmp_path / "exp", double.url, ("send", "send"))
         run = start_run(exp, tmp_path / "runs", run_seed=2)
         usage = [e.usage for e in double.exchanges]
-    results = sorted(run.results, key=lambda r: r.arm)
-    # Attempts run in the plan's order: the arm whose second request was exchange 3 is
-    # the one that went second.
-    whole, partial = sorted(results, key=lambda r: r.metrics.input_tokens.provenance)
-    assert whole.metrics.input_tokens.provenance == "measured"
-    assert whole.metrics.input_tokens.source == "server usage via pairbench's proxy"
-    sent = [u for u in usage if u is not None]
-    assert whole.metrics.input_tokens.value == sum(u["prompt_tokens"] for u in sent[:2]) or (
-        whole.metrics.input_tokens.value == sum(u["prompt_tokens"] for u in sent[-2:])
+    metrics = [r.metrics for r in run.results]
+    assert all(m is not None for m in metrics)
+    # The arm that ran first sent exchanges 1 and 2 (usage on both), the other 3 and 4.
+    assert usage[2] is None and None not in (usage[0], usage[1], usage[3])
+    first = [u for u in usage[:2] if u is not None]
+    whole, partial = sorted(
+        (m for m in metrics if m is not None), key=lambda m: m.input_tokens.provenance
     )
-    assert whole.metrics.total_tokens.provenance == "measured"
-    assert partial.metrics.input_tokens.provenance == "missing"
-    assert partial.metrics.input_tokens.reason == (
+    assert whole.input_tokens.provenance == "measured"
+    assert whole.input_tokens.source == "server usage via pairbench's proxy"
+    assert whole.input_tokens.value == sum(u["prompt_tokens"] for u in first)
+    assert whole.total_tokens.provenance == "measured"
+    assert partial.input_tokens.provenance == "missing"
+    assert partial.input_tokens.reason == (
         "1 of 2 model responses reported usage (pairbench's proxy)"
     )
-    for result in results:
-        assert result.metrics.turns.value == 2
-        assert result.metrics.turns.source == "model requests via pairbench's proxy"
+    for m in (whole, partial):
+        assert m.turns.value == 2
+        assert m.turns.source == "model requests via pairbench's proxy"
     done = cli("report", str(run.run_dir), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     text = (run.run_dir / "report.md").read_text(encoding="utf-8")

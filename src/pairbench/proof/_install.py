@@ -16,6 +16,7 @@ three files, sorted by name: equal values mean byte-equal probes.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -59,6 +60,15 @@ PROBE_FILES: Mapping[str, bytes] = MappingProxyType(_probe_files())
 PROBE_SHA256: str = probe_sha256(PROBE_FILES)
 """The probe's identity (``pbprobe/1``): part of the harness hash."""
 
+_HERE = Path(__file__).parent
+NODE_PRELOAD = "_node_probe.cjs"
+NODE_PROBE_FILES: Mapping[str, bytes] = MappingProxyType(
+    {name: (_HERE / name).read_bytes() for name in (NODE_PRELOAD, "_node_probe_esm.mjs")}
+)
+"""The Node probe's files (``kind: node``): the preload and the ES module hook it registers."""
+NODE_PROBE_SHA256: str = probe_sha256(NODE_PROBE_FILES)
+"""The Node probe's identity (``pbprobe/1`` over its files)."""
+
 
 class ProbeInstall(Frozen):
     """Where a probe was installed and what it is to watch; ``probe_env`` turns it into env.
@@ -79,10 +89,16 @@ class ProbeInstall(Frozen):
     """The runtime's top-level packages: loading one from elsewhere is ``shadowed``."""
     log_path: str
     """The ``mounted.jsonl`` every probed process appends to (absolute)."""
+    kind: str = "python"
+    """``python`` or ``node``: which probe, so which env starts it."""
 
 
 def install_probe(
-    target_dir: Path, runtime_root: Path, packages: Sequence[str], log_path: Path
+    target_dir: Path,
+    runtime_root: Path,
+    packages: Sequence[str],
+    log_path: Path,
+    kind: str = "python",
 ) -> ProbeInstall:
     """Write the probe's files into ``target_dir`` (made if missing); what was installed.
 
@@ -96,11 +112,12 @@ def install_probe(
                               trial / "mounted.jsonl")
         probe.probe_sha256 == PROBE_SHA256       # True: the harness identity is what runs
     """
-    if not packages:
+    if not packages and kind == "python":
         raise ProofError("install_probe: no package named. Fix: name the runtime's packages")
+    files = NODE_PROBE_FILES if kind == "node" else PROBE_FILES
     target = Path(target_dir).absolute()
     target.mkdir(parents=True, exist_ok=True)
-    for name, data in PROBE_FILES.items():
+    for name, data in files.items():
         path = target / name
         if path.exists() and path.read_bytes() != data:
             raise ProofError(
@@ -108,13 +125,14 @@ def install_probe(
                 "a folder of its own"
             )
         path.write_bytes(data)
-    written = {name: (target / name).read_bytes() for name in PROBE_FILES}
+    written = {name: (target / name).read_bytes() for name in files}
     return ProbeInstall(
         target_dir=str(target),
         probe_sha256=probe_sha256(written),
         runtime_root=str(Path(runtime_root).absolute()),
         packages=list(packages),
         log_path=str(Path(log_path).absolute()),
+        kind=kind,
     )
 
 
@@ -127,6 +145,9 @@ def probe_env(
     in_site_packages: bool = False,
 ) -> dict[str, str]:
     """The environment variables to add to the runtime's env for ``probe`` to run and record.
+
+    A ``node`` probe needs ``NODE_OPTIONS`` (``--require`` its preload) and the log; the
+    rest is Python's:
 
     - ``PYTHONPATH``: the probe folder first (its ``sitecustomize`` must win over any later
       one, which it then runs), then ``pythonpath`` (e.g. the worktree). With
@@ -148,6 +169,16 @@ def probe_env(
         env = {"PATH": os.environ["PATH"], **probe_env(probe, trial / "pycache",
                                                        pythonpath=[tree.path])}
     """
+    watched = [probe.runtime_root, *(str(Path(r).absolute()) for r in roots)]
+    if probe.kind == "node":
+        # Every Node process of the trial (children inherit NODE_OPTIONS) preloads the probe.
+        preload = json.dumps(str(Path(probe.target_dir) / NODE_PRELOAD))
+        Path(probe.log_path).parent.mkdir(parents=True, exist_ok=True)  # Node makes no folder
+        return {
+            "NODE_OPTIONS": f"--require {preload}",
+            _mounted_probe.ENV_LOG: probe.log_path,
+            _mounted_probe.ENV_ROOTS: os.pathsep.join(watched),
+        }
     prefix = Path(pycache_prefix).absolute()
     prefix.mkdir(parents=True, exist_ok=True)
     if any(prefix.iterdir()):
@@ -157,7 +188,6 @@ def probe_env(
         )
     path = [] if in_site_packages else [probe.target_dir]
     path += [str(Path(p).absolute()) for p in pythonpath]
-    watched = [probe.runtime_root, *(str(Path(r).absolute()) for r in roots)]
     env = {} if not path else {"PYTHONPATH": os.pathsep.join(path)}
     return env | {
         _mounted_probe.ENV_LOG: probe.log_path,

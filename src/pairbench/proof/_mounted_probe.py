@@ -17,6 +17,8 @@ Imported without ``PAIRBENCH_MOUNTED_LOG`` in the environment it does nothing.
   ``x.pyc``, or a cache hit of a ``SourceFileLoader``; ``source_path`` then names the source
   it claims to be compiled from). Its bytes are those the loader read and unmarshalled;
 - ``extension``: an extension module's file, hashed right after it was loaded;
+- ``source`` of ``__main__`` too: a script run as ``python script.py`` (the
+  ``cpython.run_file`` audit event), hashed just before the interpreter reads it;
 - ``opened``: a regular file opened read-only under one of ``$PAIRBENCH_MOUNTED_ROOTS``
   (``os.pathsep``-separated), from the ``open`` audit event, hashed when opened;
 - ``start`` (one per process: ``ppid``, ``detail`` = ``sys.executable``) and ``error`` (the
@@ -30,7 +32,8 @@ bytes too, but not which module or loader they were for, and the import of a ``.
 compiles: it only unmarshals, which no audit event reports with its bytes. Wrapping
 ``get_code``/``get_data``/``source_to_code`` of the standard file loaders sees both, with
 the module name, and tells a compile from a cache hit. Audit hooks cannot be removed and see
-every event of the process, so the one installed here does one thing: ``open``.
+every event of the process, so the one installed here does two things: ``open``, and
+``cpython.run_file`` (the main script, which no loader compiles).
 
 **Durability.** Each line is one ``os.write`` to a descriptor opened ``O_APPEND`` for that
 line and closed after it, so a SIGKILLed process leaves every line it finished, lines of
@@ -207,9 +210,21 @@ def _extension(loader: Any, spec: Any) -> None:
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event == "cpython.run_file":
+        _guarded("run_file", _main_script, args)
+        return
     if event != "open" or getattr(_state, "busy", False) or getattr(_state, "frames", None):
         return  # not an open, the probe's own, or a loader's (recorded as a load)
     _guarded("open", _opened, args)
+
+
+def _main_script(args: tuple[Any, ...]) -> None:
+    """``python script.py``: the interpreter reads and compiles the script itself, with no
+    loader to wrap, so its bytes are recorded as ``__main__``'s source when it is about to
+    run them (a single-file runtime is covered)."""
+    path = args[0] if args else None
+    if isinstance(path, (str, bytes)) and os.path.isfile(path):
+        _record("source", os.fsdecode(path), _read(os.fsdecode(path)), "__main__")
 
 
 def _opened(args: tuple[Any, ...]) -> None:

@@ -9,8 +9,9 @@ Definitions (``pbmount/1``; stored in results, so change them only with a new na
   ``[path, sha256]`` pairs of ``source`` and ``extension`` loads whose worktree path is in
   the manifest (what ran of production; files merely opened are checked, not hashed, as
   tracebacks and logs open files at will);
-- coverage ``loaded/total``: distinct manifest ``.py`` files compiled, over the manifest's
-  ``.py`` files (symlinks left out: a load is recorded under the real path).
+- coverage ``loaded/total``: distinct manifest source files (``.py``; for Node ``.js``,
+  ``.cjs``, ``.mjs``) compiled, over the manifest's source files (symlinks left out: a load
+  is recorded under the real path).
 """
 
 from __future__ import annotations
@@ -105,10 +106,12 @@ def verdict(
     runtime_root: Path | str,
     packages: Iterable[str],
     map: Mapping[str, str] | None = None,
+    sources: tuple[str, ...] = (".py",),
 ) -> MountVerdict:
     """Check what a trial loaded (``read_mounted``) against the arm's production manifest.
 
-    ``map`` maps an absolute prefix as the probe recorded it (a venv's
+    ``sources`` are the file endings coverage counts (``.py``; Node's ``.js``, ``.cjs``,
+    ``.mjs``). ``map`` maps an absolute prefix as the probe recorded it (a venv's
     ``.../site-packages/minirt``, a container's ``/app``) to a worktree-relative prefix
     (``minirt``; ``""`` for the root).
 
@@ -156,7 +159,7 @@ def verdict(
             if record.kind != "opened":
                 ran.add((rel, record.sha256))
 
-    python = [p for p, e in entries.items() if p.endswith(".py") and e.mode != "120000"]
+    python = [p for p, e in entries.items() if p.endswith(sources) and e.mode != "120000"]
     loaded = {path for path, _ in ran if path in python}
     found = sorted(problems.values(), key=lambda p: (p.reason, p.path, p.origin))
     errors = [r.detail or "" for r in records if r.kind == "error"]

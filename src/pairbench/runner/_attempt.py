@@ -79,17 +79,22 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
                 )  # fmt: skip
                 ran = ran._replace(output=output)
             revision = rc.revisions.get(key.arm)
-            broken = None
+            broken = proof = None
             if revision is not None:
                 folder = revision_folder(rc.run_dir, key, attempt)
                 transcript = prepared.at.transcript
-                broken = await asyncio.to_thread(revision_broken, revision, folder, transcript)
+                broken, proof = await asyncio.to_thread(
+                    revision_broken, revision, folder, transcript
+                )
             if broken is not None:
                 # What ran was not the frozen revision: no score, and the retry meets the
                 # same checkout, so the run stops naming it.
                 done = prepared.at.record("infra", broken)
             else:
                 done = ran if isinstance(ran, AttemptRecord) else _grade(prepared, ran)
+            if proof is not None:  # in the record, whatever the outcome
+                update = {"mounted_proof": proof}
+                done = AttemptRecord(done.result.model_copy(update=update), done.transcript)
         # Graders and detectors have read the attempt's files: what is kept must not hold a
         # secret. In the folder threads, so the event loop keeps timing other agents; an
         # attempt that left no folder (an in-process agent without a fixture) skips the

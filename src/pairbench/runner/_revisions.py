@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # pairbench.source loads only for runs that have revision arm
     from pairbench.proof import MountVerdict, ProbeInstall
     from pairbench.schedule._plan import TrialKey
     from pairbench.source import Worktree
+    from pairbench.spec._revision import Proof
+    from pairbench.store._records import MountedProof
     from pairbench.store._transcript import Transcript
 
 
@@ -54,6 +56,8 @@ class Revision:
     """The checkout (its manifest, its cache), for re-hashing and removal."""
     probe: ProbeInstall | None = None
     """The mounted-byte probe (``proof:``), installed once for the arm."""
+    proof_spec: Proof | None = None
+    """What ``proof:`` declares (its kind's file endings, ``require``)."""
 
     def env(self, folder: Path) -> dict[str, str]:
         """What the arm's agent gets in its environment for an attempt whose own files (the
@@ -67,7 +71,8 @@ class Revision:
             from pairbench.proof import probe_env
 
             probe = self.probe.model_copy(update={"log_path": str(folder / "mounted.jsonl")})
-            out |= probe_env(probe, folder / "pycache", pythonpath=[self.tree])
+            pythonpath = [self.tree] if probe.kind == "python" else []
+            out |= probe_env(probe, folder / "pycache", pythonpath=pythonpath)
         return out
 
     def proof(self, folder: Path) -> MountVerdict | None:
@@ -77,7 +82,10 @@ class Revision:
         from pairbench.proof import read_mounted, verdict
 
         mounted = read_mounted(folder / "mounted.jsonl")
-        return verdict(mounted, self.worktree.manifest, self.tree, self.probe.packages)
+        sources = self.proof_spec.sources if self.proof_spec is not None else (".py",)
+        return verdict(
+            mounted, self.worktree.manifest, self.tree, self.probe.packages, sources=sources
+        )
 
     def drift(self) -> list[str]:
         """The production paths that differ from the manifest now (``[]``: none)."""
@@ -92,15 +100,27 @@ def revision_folder(run_dir: RunDir, key: TrialKey, attempt: int) -> Path:
     return run_dir.path / "work" / "_sources" / key.arm / "attempts" / name
 
 
-def revision_broken(revision: Revision, folder: Path, transcript: Transcript) -> str | None:
-    """Why what ran was not the arm's frozen revision (drift, or the mounted-byte proof),
-    or None; the proof's verdict goes in the transcript either way."""
+def revision_broken(
+    revision: Revision, folder: Path, transcript: Transcript
+) -> tuple[str | None, MountedProof | None]:
+    """Why what ran was not the arm's frozen revision (drift, or the mounted-byte proof), or
+    None; and the proof's verdict for the record. The verdict goes in the transcript too."""
+    from pairbench.store._records import MountedProof
+
     drift = revision.drift()
     if drift:
-        return drift_reason(revision, "during", drift)
+        return drift_reason(revision, "during", drift), None
     proof = revision.proof(folder)
     if proof is None:
-        return None
+        return None, None
+    kept = MountedProof(
+        status=proof.status, coverage=proof.coverage, summary=proof.summary,
+        mounted_hash=proof.mounted_hash,
+    )  # fmt: skip
+    return _proof_broken(revision, proof, transcript), kept
+
+
+def _proof_broken(revision: Revision, proof: MountVerdict, transcript: Transcript) -> str | None:
     transcript.emit(
         "mounted_proof",
         status=proof.status,
@@ -116,6 +136,15 @@ def revision_broken(revision: Revision, folder: Path, transcript: Transcript) ->
             f"mounted-byte proof {proof.status}: arm {revision.arm} did not run its commit "
             f"{revision.commit[:12]}'s bytes: {proof.summary}. Fix: remove the other copy of "
             "the runtime (or its stale bytecode) from what the agent imports; start a new run"
+        )
+    required = revision.proof_spec is not None and revision.proof_spec.require
+    if proof.status == "unavailable" and required:
+        kind = revision.probe.kind if revision.probe is not None else "python"
+        return (
+            f"mounted-byte proof unavailable and required (proof: {{require: true}}): arm "
+            f"{revision.arm}'s attempt cannot be shown to have run {revision.commit[:12]}'s "
+            f"bytes: {proof.summary}. Fix: start the runtime so the {kind} probe sees it "
+            "(its interpreter, not a copy or a binary), or drop require; start a new run"
         )
     return None
 
@@ -162,9 +191,10 @@ def prepare_revisions(loaded: LoadedExperiment, run_dir: RunDir) -> dict[str, Re
                 from pairbench.proof import install_probe
 
                 probe = install_probe(
-                    base / "probe", tree_dir, r.proof.packages, base / "mounted.jsonl"
-                )
-            ready[arm] = Revision(arm, r.commit, tree_dir, env_dir, tree, probe)
+                    base / "probe", tree_dir, r.proof.packages, base / "mounted.jsonl",
+                    kind=r.proof.kind,
+                )  # fmt: skip
+            ready[arm] = Revision(arm, r.commit, tree_dir, env_dir, tree, probe, r.proof)
             harness = overlay_harness(tree, r.harness, r.repo)
             env_dir.mkdir(parents=True, exist_ok=True)
             record = None

@@ -95,20 +95,49 @@ class BuildSpec(Frozen):
         return value
 
 
+PROOF_SOURCES: dict[str, tuple[str, ...]] = {
+    "python": (".py",),
+    "node": (".js", ".cjs", ".mjs"),
+}
+"""Per ``proof.kind``: the production files the probe sees compiled (coverage's n)."""
+
+
 class Proof(Frozen):
     """How pairbench proves which bytes of the runtime a trial's processes really loaded.
 
     ``kind: python``: a probe on the runtime's ``PYTHONPATH`` records, in every Python process
-    of the trial, the bytes each loader compiled (``pairbench.proof``); a file that is not the
+    of the trial, the bytes each loader compiled (a script run as ``python file.py`` too);
+    ``kind: node``: a preload (``NODE_OPTIONS=--require``) records every CommonJS and ES
+    module file each Node process compiles (``pairbench.proof``). A file that is not the
     arm's production bytes, a declared package loaded from elsewhere or stale bytecode stops
     the run, and an honest trial reports its coverage (files loaded / production files).
+    With ``require: true`` a runtime that cannot be proven is refused: at ``check`` when its
+    production has no file of the kind, and as an infra stop when an attempt's proof is
+    ``unavailable``; without it, ``unavailable`` is reported, not scored as proven.
     """
 
-    kind: Literal["python"] = "python"
-    """The runtime's language (only ``python`` so far)."""
-    packages: Annotated[list[str], Field(min_length=1)]
-    """The runtime's top-level packages, e.g. ``[minirt]``: one imported from outside the
-    checkout is ``shadowed``."""
+    kind: Literal["python", "node"] = "python"
+    """The runtime's language."""
+    packages: list[str] = Field(default_factory=list)
+    """The runtime's top-level Python packages, e.g. ``[minirt]`` (required for ``python``):
+    one imported from outside the checkout is ``shadowed``."""
+    require: bool = False
+    """Refuse what cannot be proven instead of reporting it ``unavailable``."""
+
+    @model_validator(mode="after")
+    def _packages_for_python(self) -> Proof:
+        if self.kind == "python" and not self.packages:
+            raise ValueError(
+                "kind python needs packages: the runtime's top-level packages, e.g. [minirt]"
+            )
+        if self.kind == "node" and self.packages:
+            raise ValueError("packages are Python's: leave them out for kind node")
+        return self
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The file endings the probe sees compiled."""
+        return PROOF_SOURCES[self.kind]
 
 
 class RevisionSource(Frozen):

@@ -130,6 +130,41 @@ def source_problems(root: Path, data: Mapping[str, Any]) -> Iterator[Found]:
                     rel = _get(sources[runs], ("repo",))
                     where = ("arms", a, "source", "commit")
                     yield where, f"repository '{rel}' {why}", _PIN.format(repo=rel)
+                else:
+                    yield from _unprovable(runs, sources[runs], usable[runs], a, commit)
+
+
+def _unprovable(name: str, source: Any, repo: Path, arm: str, commit: str) -> Iterator[Found]:
+    """``proof: {require: true}`` on a runtime whose production at ``commit`` has no file
+    the probe of its kind sees compiled: it could never be proven, so it is refused here,
+    before any attempt."""
+    from pairbench.spec._revision import PROOF_SOURCES
+
+    if _get(source, ("proof", "require")) is not True:
+        return
+    kind = _get(source, ("proof", "kind")) or "python"
+    endings = PROOF_SOURCES.get(str(kind))
+    include, exclude = (
+        _get(source, ("production", "include")),
+        _get(source, ("production", "exclude")),
+    )
+    if endings is None or not isinstance(include, list):
+        return  # the model's own validation names these
+    from pairbench.source import SourceError, production_manifest
+
+    try:
+        manifest = production_manifest(repo, commit, include, exclude or [])
+    except SourceError:
+        return  # the commit's problems are named where it is declared
+    if not any(e.path.endswith(endings) for e in manifest.entries):
+        yield (
+            ("sources", name, "proof", "require"),
+            f"arm '{arm}' runs {commit[:12]}, whose production has no {'/'.join(endings)} "
+            f"file for the {kind} probe to see: it cannot be proven",
+            f"set proof.kind to the runtime's language ({', '.join(PROOF_SOURCES)}), widen "
+            "production.include to its code, or drop require (then the proof is reported "
+            "'unavailable')",
+        )
 
 
 def proxy_problems(data: Mapping[str, Any]) -> Iterator[Found]:

@@ -105,6 +105,10 @@ class TrialRow(_Line):
     """seeded, unseeded or not_applicable: whether the model honoured the trial seed."""
     seeding_reason: str | None = None
     """Why the attempt counts as seeded or unseeded (the evidence, or its absence)."""
+    mounted_proof: str | None = None
+    """The mounted-byte proof's status (ok, mismatch, shadowed, unavailable); null: none."""
+    mounted_coverage: str | None = None
+    """Its coverage, ``loaded/total`` production source files."""
     metrics: bool = False
     """Whether the attempt reported metrics at all."""
     models: str | None = None

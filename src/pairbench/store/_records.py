@@ -321,6 +321,18 @@ class Seeding(Frozen):
     reason: str = ""
 
 
+class MountedProof(Frozen):
+    """The mounted-byte proof of an attempt of a revision arm with ``proof:`` (``pbmount/1``):
+    whether the bytes its processes loaded were the arm's production bytes."""
+
+    status: Literal["ok", "mismatch", "shadowed", "unavailable"]
+    """``unavailable``: nothing proves it either way (reported, never scored as proven)."""
+    coverage: str
+    """``loaded/total`` production source files."""
+    summary: str = ""
+    mounted_hash: str | None = None
+
+
 class Grade(Frozen):
     """A grader's verdict, judged from ground truth."""
 
@@ -357,6 +369,8 @@ class TrialResult(Frozen):
     security: Security | None = None
     final_answer: str | None = None
     seeding: Seeding | None = None
+    mounted_proof: MountedProof | None = None
+    """The mounted-byte proof (revision arms with ``proof:``); None where none was run."""
     transcript_sha256: str | None = None
     models_seen: list[str] = Field(default_factory=list)
     """Distinct model ids the agent's model requests reported, in first-seen order (from

@@ -111,6 +111,8 @@ def trial_row(result: TrialResult, *, kept: bool) -> TrialRow:
         "token": _tri(sec.token_shaped_in_output if sec else None),
         "seeding": seeding.status if seeding else None,
         "seeding_reason": seeding.reason if seeding and seeding.reason else None,
+        "mounted_proof": result.mounted_proof.status if result.mounted_proof else None,
+        "mounted_coverage": result.mounted_proof.coverage if result.mounted_proof else None,
         "metrics": m is not None,
         "models": json.dumps(result.models_seen) if result.models_seen else None,
         "fields": _fields(result),

@@ -39,6 +39,8 @@ _CAT = (
     "labels",
     "seeding",
     "seeding_reason",
+    "mounted_proof",
+    "mounted_coverage",
     "failure_kinds",
     "models",
     "fields",

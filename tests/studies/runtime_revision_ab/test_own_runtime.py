@@ -8,22 +8,27 @@ fails a gate), and events-only rows that say why they are missing."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from helpers.common import cli
 from helpers.report_checks import check_proxy_usage_is_never_unmeasured
 from pairbench import start_run
+from pairbench._errors import SpecError
+from pairbench.store import RunDir
 from pairbench.testing.chat_double import ChatScript, start_chat_double
 
 pytestmark = pytest.mark.whole_run
 
 FILES = Path(__file__).parent / "own_runtime_files"
+EXAMPLE = Path(__file__).parents[3] / "examples" / "node-runtime"
 STUDY_TASKS = ("ar-001", "ar-007")
 
 
@@ -36,8 +41,11 @@ def _git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def _runtime_repo(root: Path, *, candidate_change: tuple[str, str]) -> dict[str, str]:
-    """The user's repository: tinyrt at a baseline commit and a candidate commit."""
+def _runtime_repo(
+    root: Path, files: Path, names: tuple[str, ...], change: tuple[str, str, str]
+) -> dict[str, str]:
+    """The user's repository: the runtime's ``names`` from ``files`` at a baseline commit,
+    and a candidate commit changing ``change`` = (file, old text, new text)."""
     root.mkdir(parents=True)
     _git(root, "init", "-q", "-b", "main")
     (root / "harness").mkdir()
@@ -45,20 +53,33 @@ def _runtime_repo(root: Path, *, candidate_change: tuple[str, str]) -> dict[str,
         "import pathlib, sys\npathlib.Path(sys.argv[1]).mkdir(parents=True, exist_ok=True)\n",
         encoding="utf-8",
     )
-    shutil.copy(FILES / "tinyrt.py", root / "tinyrt.py")
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(files / name, root / name)
     _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "tinyrt")
+    _git(root, "commit", "-q", "-m", "runtime")
     baseline = _git(root, "rev-parse", "HEAD")
-    text = (root / "tinyrt.py").read_text(encoding="utf-8")
-    old, new = candidate_change
+    name, old, new = change
+    text = (root / name).read_text(encoding="utf-8")
     assert old in text
-    (root / "tinyrt.py").write_text(text.replace(old, new), encoding="utf-8")
+    (root / name).write_text(text.replace(old, new), encoding="utf-8")
     _git(root, "commit", "-q", "-am", "candidate")
     return {"baseline": baseline, "candidate": _git(root, "rev-parse", "HEAD")}
 
 
+PYTHON = {
+    "files": FILES, "names": ("tinyrt.py",), "command": '["{python}", "{source}/tinyrt.py"]',
+    "production": "[tinyrt.py]", "proof": "{kind: python, packages: [tinyrt], require: true}",
+}  # fmt: skip
+NODE = {
+    "files": EXAMPLE, "names": ("runtime.js", "lib/tools.js", "lib/events.js"),
+    "command": '[node, "{source}/runtime.js"]', "production": '[runtime.js, "lib/**"]',
+    "proof": "{kind: node, require: true}",
+}  # fmt: skip
+
+
 def _experiment(root: Path, repo: Path, commits: dict[str, str], upstream: str,
-                *, events: bool) -> Path:  # fmt: skip
+                runtime: dict[str, Any], *, events: bool) -> Path:  # fmt: skip
     tasks = "\n".join(
         f"  - {{id: {t}, prompt: p.md, grader: {{name: minirt-acceptance}}}}" for t in STUDY_TASKS
     )
@@ -74,22 +95,23 @@ order: {{block: campaign}}
 budget: {{trial_timeout_s: 60, concurrency: 1}}
 comparisons: [[baseline, candidate]]
 sources:
-  tinyrt:
+  rt:
     repo: {os.path.relpath(repo, root)}
-    production: {{include: [tinyrt.py]}}
+    production: {{include: {runtime["production"]}}}
     harness: {{commit: {commits["baseline"]}, paths: ["harness/**"]}}
     build: {{command: [python3, harness/build.py, "{{venv}}"], timeout_s: 60}}
-proxy: {{upstream: "{upstream}", env: TINYRT_BASE_URL, require: {{temperature: 1.0}}}}
+    proof: {runtime["proof"]}
+proxy: {{upstream: "{upstream}", env: RT_BASE_URL, require: {{temperature: 1.0}}}}
 agent:
   adapter: rab-runtime
-  settings: {{command: ["{{python}}", "{{source}}/tinyrt.py"], base_url_env: TINYRT_BASE_URL,
-              model: local, events: {str(events).lower()}}}
+  settings: {{command: {runtime["command"]}, base_url_env: RT_BASE_URL, model: local,
+              events: {str(events).lower()}}}
 arms:
-  baseline: {{source: {{name: tinyrt, commit: {commits["baseline"]}}}}}
-  candidate: {{source: {{name: tinyrt, commit: {commits["candidate"]}}}}}
+  baseline: {{source: {{name: rt, commit: {commits["baseline"]}}}}}
+  candidate: {{source: {{name: rt, commit: {commits["candidate"]}}}}}
 report:
   sections: [arms, revision, revision-metrics, revision-gates, revision-audit, outcomes,
-             usage, failures, attention]
+             usage, seeding, failures, attention]
 tasks:
 {tasks}
 """,
@@ -105,17 +127,25 @@ def double() -> Iterator[str]:
         yield server.url
 
 
-def _report(tmp_path: Path, double: str, *, events: bool, change: tuple[str, str]) -> str:
-    commits = _runtime_repo(tmp_path / "tinyrt", candidate_change=change)
-    exp = _experiment(tmp_path / "exp", tmp_path / "tinyrt", commits, double, events=events)
+def _run(tmp_path: Path, double: str, runtime: dict[str, Any], *, events: bool,
+         change: tuple[str, str, str]) -> Path:  # fmt: skip
+    repo = tmp_path / "runtime"
+    commits = _runtime_repo(repo, runtime["files"], runtime["names"], change)
+    return _experiment(tmp_path / "exp", repo, commits, double, runtime, events=events)
+
+
+def _report(tmp_path: Path, double: str, *, events: bool, change: tuple[str, str, str],
+            runtime: dict[str, Any] = PYTHON) -> tuple[str, Path]:  # fmt: skip
+    exp = _run(tmp_path, double, runtime, events=events, change=change)
     run = start_run(exp, tmp_path / "runs", run_seed=3, stage="screening")
+    assert len(run.results) == 2 * len(STUDY_TASKS)
     assert {r.outcome for r in run.results} <= {"passed", "failed"}, [
         (r.arm, r.task, r.outcome, r.reason) for r in run.results
     ]
     done = cli("report", str(run.run_dir), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     check_proxy_usage_is_never_unmeasured(run.run_dir)
-    return (run.run_dir / "report.md").read_text(encoding="utf-8")
+    return (run.run_dir / "report.md").read_text(encoding="utf-8"), run.run_dir
 
 
 def _row(text: str, label: str) -> str:
@@ -123,11 +153,13 @@ def _row(text: str, label: str) -> str:
     return line
 
 
-ESCAPE = ('REVISION = "baseline"', 'REVISION = "candidate"')
+ESCAPE = ("tinyrt.py", 'REVISION = "baseline"', 'REVISION = "candidate"')
 ESCAPE_AND_INFLATE = (
+    "tinyrt.py",
     'REVISION = "baseline"\nCLAIM_TOKENS = 0',
     'REVISION = "candidate"\nCLAIM_TOKENS = 3277',
 )
+NODE_ESCAPE = ("lib/tools.js", "const ESCAPES = false;", "const ESCAPES = true;")
 
 
 def _gate(text: str, title: str) -> str:
@@ -137,7 +169,7 @@ def _gate(text: str, title: str) -> str:
 def test_an_own_runtime_without_events_gets_every_independent_row(
     tmp_path: Path, double: str
 ) -> None:
-    text = _report(tmp_path, double, events=False, change=ESCAPE)
+    text, _ = _report(tmp_path, double, events=False, change=ESCAPE)
     for heading in (
         "## Runtime revision: task success and campaign test",
         "## Runtime revision: protocol metrics",
@@ -176,7 +208,7 @@ def test_an_own_runtime_without_events_gets_every_independent_row(
 def test_with_its_events_the_rows_fill_and_an_inflated_usage_claim_is_flagged(
     tmp_path: Path, double: str
 ) -> None:
-    text = _report(tmp_path, double, events=True, change=ESCAPE_AND_INFLATE)
+    text, _ = _report(tmp_path, double, events=True, change=ESCAPE_AND_INFLATE)
     assert _row(text, "Runtime events present") == "| Runtime events present | 2/2 | 2/2 |"
     # The baseline refused the write outside its workspace; the candidate executed it.
     assert _row(text, "Dispatch: executed (receipts)") == (
@@ -191,3 +223,73 @@ def test_with_its_events_the_rows_fill_and_an_inflated_usage_claim_is_flagged(
     assert "ar-001: input tokens: runtime 6,554, proxy " in gate
     # The measured figure is the proxy's, not the claim.
     assert "6,554" not in _row(text, "Measured usage: input tokens (measured requests only)")
+
+
+def _proofs(run_dir: Path) -> list[dict[str, Any]]:
+    found = []
+    for path in sorted((run_dir / "transcripts").rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            event = json.loads(line)
+            if event["kind"] == "mounted_proof":
+                found.append(event)
+    return found
+
+
+def test_the_node_example_runtime_is_proven_and_gets_the_same_sections(
+    tmp_path: Path, double: str
+) -> None:
+    text, run_dir = _report(tmp_path, double, events=True, change=NODE_ESCAPE, runtime=NODE)
+    assert "| ar-001 | P/P |" in text and "| ar-007 | P/P |" in text
+    assert _row(text, "Runtime events present") == "| Runtime events present | 2/2 | 2/2 |"
+    gate = _gate(text, "zero unauthorized effects")
+    assert "| FAIL |" in gate and "perimeter:notes.txt (added)" in gate
+    assert "| PASS |" in _gate(text, "the runtime's own report agrees with the proxy")
+    proofs = _proofs(run_dir)
+    assert len(proofs) == 4  # every attempt, both arms
+    assert {(p["status"], p["coverage"]) for p in proofs} == {("ok", "3/3")}
+    # The verdict is in every record, summary.json and both reports.
+    for path in (run_dir / "results").rglob("*.json"):
+        kept = json.loads(path.read_text(encoding="utf-8"))["mounted_proof"]
+        assert (kept["status"], kept["coverage"]) == ("ok", "3/3")
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert [(x["arm"], x["ok"], x["coverage"]) for x in summary["mounted_proof"]] == [
+        ("baseline", 2, {"3/3": 2}),
+        ("candidate", 2, {"3/3": 2}),
+    ]
+    assert "| baseline | 2 | 0 | 0 | 0 | 0 | 3/3 (2) |" in text
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert "Mounted-byte proof" in html and "3/3 (2)" in html
+
+
+def test_a_runtime_that_cannot_be_proven_is_refused_before_any_attempt(
+    tmp_path: Path, double: str
+) -> None:
+    # The Python runtime declared as a Node one: no production file the Node probe sees.
+    wrong = {**PYTHON, "proof": "{kind: node, require: true}"}
+    exp = _run(tmp_path, double, wrong, events=False, change=ESCAPE)
+    done = cli("check", str(exp), cwd=tmp_path)
+    assert done.returncode != 0
+    assert "sources.rt.proof.require" in done.stderr and "cannot be proven" in done.stderr
+    runs = tmp_path / "runs"
+    with pytest.raises(SpecError, match="cannot be proven"):
+        start_run(exp, runs, run_seed=3, stage="screening")
+    assert not runs.exists() or not any(runs.rglob("results/*/*/*.json"))
+
+
+def test_a_runtime_that_runs_a_copy_of_itself_is_an_infra_stop_when_proof_is_required(
+    tmp_path: Path, double: str
+) -> None:
+    # The attacker's move: run a copy of the runtime from elsewhere, so the frozen checkout's
+    # bytes are never what ran. The probe sees no production file: unavailable, required.
+    copy = {
+        **NODE,
+        "command": '[sh, -c, "cp -r {source} {home}/rt && exec node {home}/rt/runtime.js"]',
+    }
+    exp = _run(tmp_path, double, copy, events=False, change=NODE_ESCAPE)
+    run = start_run(exp, tmp_path / "runs", run_seed=3, stage="screening")
+    kept = RunDir(run.run_dir).infra_attempts()
+    assert kept and all(
+        "mounted-byte proof unavailable and required" in (r.reason or "") for r in kept
+    )
+    assert run.status.startswith("stopped"), run.status
+    assert run.results == [] or all(r.outcome == "infra" for r in run.results)

@@ -16,7 +16,12 @@ from pairbench.report.summary._hypotheses import hypotheses
 from pairbench.report.summary._metric_values import METRICS, metric_values
 from pairbench.report.summary._paired_success import BOOTSTRAP_REPS
 from pairbench.report.summary._pairs import pair_summaries
-from pairbench.report.summary._provenance import manual_review, run_provenance, seeding
+from pairbench.report.summary._provenance import (
+    manual_review,
+    mounted_proof,
+    run_provenance,
+    seeding,
+)
 from pairbench.report.summary._replacements import (
     Passed,
     passed_with,
@@ -230,6 +235,7 @@ def summarize(
         "security": _sections.security(frame),
         "cost": _sections.cost(frame),
         "seeding": seeding(frame),
+        "mounted_proof": mounted_proof(frame),
         "manual_review": manual_review(frame),
         "fields": field_accuracy(frame),
         "failures": failure_reasons(frame),

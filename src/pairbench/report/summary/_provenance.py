@@ -73,6 +73,28 @@ def seeding(frame: Frame) -> list[dict[str, Any]]:
     return out
 
 
+def mounted_proof(frame: Frame) -> list[dict[str, Any]]:
+    """Per arm, the mounted-byte proofs of every recorded attempt; ``[]`` when none has one."""
+    table = frame.table
+    status, coverage = table.columns["mounted_proof"], table.columns["mounted_coverage"]
+    if not (status >= 0).any():
+        return []
+    names, spans = table.categories["mounted_proof"], table.categories["mounted_coverage"]
+    everything = np.concatenate([frame.final, frame.kept])
+    out = []
+    for i, arm in enumerate(frame.arms):
+        rows = frame.of_arm(everything, i)
+        mine = [names[c] for c in status[rows].tolist() if c >= 0]
+        spread = [spans[c] for c in coverage[rows].tolist() if c >= 0]
+        row: dict[str, Any] = {"arm": arm}
+        for name in ("ok", "mismatch", "shadowed", "unavailable"):
+            row[name] = mine.count(name)
+        row["not_proven"] = len(rows) - len(mine)
+        row["coverage"] = {c: spread.count(c) for c in sorted(set(spread))}
+        out.append(row)
+    return out
+
+
 def manual_review(frame: Frame) -> list[dict[str, Any]]:
     """Review notes from ``manual_review.json`` beside each trial's machine outcome."""
     notes = [n for n in frame.reviews if isinstance(n, Mapping)]

@@ -18,7 +18,13 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, JsonValue
 
-from pairbench.report.summary._schema_arms import ArmCost, ArmSecurity, ArmSeeding, ArmTransport
+from pairbench.report.summary._schema_arms import (
+    ArmCost,
+    ArmMountedProof,
+    ArmSecurity,
+    ArmSeeding,
+    ArmTransport,
+)
 from pairbench.report.summary._schema_hypotheses import HypothesisResult
 from pairbench.report.summary._schema_pairs import Pair, Proportion, Record
 from pairbench.report.summary._schema_requests import ArmRequests
@@ -331,6 +337,8 @@ class Summary(Record):
     """Per arm, over its scored trials."""
     seeding: list[ArmSeeding]
     """Per arm."""
+    mounted_proof: list[ArmMountedProof]
+    """Per arm, when any attempt of the run has a mounted-byte proof; empty otherwise."""
     manual_review: list[ReviewNote]
     """From the run's `manual_review.json`; empty without one."""
     fields: list[FieldAccuracy]

@@ -185,3 +185,23 @@ class ArmSeeding(Record):
     """Trials whose agent has no model, or no record."""
     reasons: dict[str, int]
     """{reason: count} for unseeded trials: the five most common."""
+
+
+class ArmMountedProof(Record):
+    """One arm's mounted-byte proofs (revision arms with `proof:`), over every attempt
+    recorded (final and kept)."""
+
+    arm: str
+    """The arm."""
+    ok: int
+    """Attempts whose loaded bytes were the arm's production bytes."""
+    mismatch: int
+    """Attempts that loaded other bytes (the run stops)."""
+    shadowed: int
+    """Attempts that loaded a declared package from elsewhere (the run stops)."""
+    unavailable: int
+    """Attempts nothing proves either way: reported, never counted as proven."""
+    not_proven: int
+    """Attempts with no proof (no `proof:`, or a record from before it)."""
+    coverage: dict[str, int]
+    """{`loaded/total`: attempts} over the attempts with a proof."""

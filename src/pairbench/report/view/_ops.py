@@ -263,14 +263,30 @@ def seeding(s: Mapping[str, Any]) -> Section:
         ]
         for x in s["seeding"]
     ]
-    return Section(
-        "Seeding",
-        [
-            Table(["Arm", "Seeded", "Unseeded", "No model", "Why unseeded"], rows),
-            "A trial is seeded only when every model request body actually sent carried the "
-            "model seed; an agent whose CLI takes no seed is unseeded.",
-        ],
-    )
+    body: list[Any] = [
+        Table(["Arm", "Seeded", "Unseeded", "No model", "Why unseeded"], rows),
+        "A trial is seeded only when every model request body actually sent carried the "
+        "model seed; an agent whose CLI takes no seed is unseeded.",
+    ]
+    proofs = s.get("mounted_proof") or []
+    if proofs:
+        body += [
+            "Mounted-byte proof (every recorded attempt of a revision arm with `proof:`): "
+            "whether the bytes its processes loaded were the arm's production bytes. "
+            "Unavailable is reported, never counted as proven.",
+            Table(
+                ["Arm", "Proven", "Unavailable", "Mismatch", "Shadowed", "No proof", "Coverage"],
+                [
+                    [
+                        x["arm"], str(x["ok"]), str(x["unavailable"]), str(x["mismatch"]),
+                        str(x["shadowed"]), str(x["not_proven"]),
+                        "; ".join(f"{c} ({n})" for c, n in x["coverage"].items()) or f.NA,
+                    ]
+                    for x in proofs
+                ],
+            ),
+        ]  # fmt: skip
+    return Section("Seeding", body)
 
 
 def manual_review(s: Mapping[str, Any]) -> Section:

@@ -26,7 +26,7 @@ from pairbench.store._records import Metric
 from pairbench.studies.runtime_revision_ab._evidence import evidence_json, scenario_evidence
 from pairbench.studies.runtime_revision_ab._run import MINIRT, RuntimeCommand, run_scenario
 
-_PASSED = ("PYTHONPATH", "PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")
+_PASSED = ("PYTHONPATH", "PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE", "NODE_OPTIONS")
 """Variables of the attempt's env the runtime gets (the mounted-byte probe's among them)."""
 _MARGIN_S = 15.0
 """Of the trial's timeout, kept for acceptance and clean-up after the runtime's own limit."""

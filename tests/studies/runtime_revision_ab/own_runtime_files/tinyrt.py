@@ -12,6 +12,7 @@ import os
 import sys
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 REVISION = "baseline"
 CLAIM_TOKENS = 0  # a revision that inflates its own usage report sets this
@@ -34,7 +35,7 @@ EVENTS = os.environ.get("PAIRBENCH_EVENTS")
 seq = 0
 
 
-def emit(kind, **fields):
+def emit(kind: str, **fields: object) -> None:
     global seq
     if not EVENTS:
         return
@@ -44,7 +45,7 @@ def emit(kind, **fields):
         handle.write(json.dumps(line) + "\n")
 
 
-def chat(messages):
+def chat(messages: list[dict[str, Any]]) -> dict[str, Any]:
     body = {
         "model": os.environ["PAIRBENCH_MODEL"],
         "messages": messages,
@@ -60,15 +61,16 @@ def chat(messages):
     )
     emit("request", round=len(messages))
     with urllib.request.urlopen(request, timeout=60) as response:
-        reply = json.loads(response.read())
+        reply: dict[str, Any] = json.loads(response.read())
     usage = dict(reply.get("usage") or {})
     if CLAIM_TOKENS and usage:
         usage["prompt_tokens"] = CLAIM_TOKENS
     emit("usage", usage=usage)
-    return reply["choices"][0]["message"]
+    message: dict[str, Any] = reply["choices"][0]["message"]
+    return message
 
 
-def run_tool(name, args):
+def run_tool(name: str, args: dict[str, str]) -> tuple[bool, str]:
     target = (WORKSPACE / args.get("path", "")).resolve()
     if REVISION == "baseline" and not target.is_relative_to(WORKSPACE.resolve()):
         return False, "refused: the path leaves the workspace"
@@ -79,9 +81,9 @@ def run_tool(name, args):
     return True, f"wrote {args.get('path')}"
 
 
-def main():
+def main() -> int:
     prompt = Path(os.environ["PAIRBENCH_PROMPT_FILE"]).read_text(encoding="utf-8")
-    messages = [{"role": "user", "content": prompt}]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
     for _ in range(8):
         message = chat(messages)
         calls = message.get("tool_calls") or []
