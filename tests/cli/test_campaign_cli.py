@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,19 @@ def test_plan_prints_n_order_estimate_and_smallest_p_and_never_overwrites(
     ]
     assert plan.wall_time.screening_campaign_s == pytest.approx(sum(per_arm) / 2000, abs=1e-3)
     assert plan.wall_time.upper_bound_s == 30 * 3 * 2 * 5
+    # The run's wall time outside its attempts, per campaign, is in the estimate; the spread
+    # takes each scenario's faster and slower arm.
+    wall = plan.wall_time
+    assert run.info.started_at is not None and run.info.ended_at is not None
+    started = datetime.fromisoformat(run.info.started_at)
+    ended = datetime.fromisoformat(run.info.ended_at)
+    outside = (ended - started).total_seconds() - sum(per_arm) / 1000
+    assert wall.overhead_campaign_s == pytest.approx(max(0.0, outside) / 2, abs=1e-2)
+    assert wall.estimate_s == pytest.approx(
+        (wall.screening_campaign_s + (wall.overhead_campaign_s or 0)) * 10, abs=1e-2
+    )
+    assert wall.low_s is not None and wall.high_s is not None
+    assert wall.low_s <= wall.estimate_s <= wall.high_s
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Confirmation plan for camp: 5 campaign pairs (run seed 7)")
     assert "Scenario order, identical for every campaign: t2, t0, t1" in lines
@@ -62,8 +76,10 @@ def test_plan_prints_n_order_estimate_and_smallest_p_and_never_overwrites(
     assert again.stderr.startswith("error: plan.json already exists")
     assert (tmp_path / "plan.json").read_bytes() == before
 
-    six = cli_here(*args[:5], "6", *args[6:-2], cwd=tmp_path)  # no --write: printed only
-    assert six.returncode == 0, six.stderr
+    six = cli_here(*args[:5], "6", *args[6:-2], "--wall-budget", "1", cwd=tmp_path)
+    assert six.returncode == 0, six.stderr  # no --write: printed only
+    assert "Observed spread: " in six.stdout
+    assert "A budget of 1 h 00 min 00 s fits " in six.stdout
     assert "Smallest attainable p (exact sign flip over 6 pairs): 0.03125" in six.stdout
     assert "no result can reach" not in six.stdout
 

@@ -98,9 +98,40 @@ def test_plan_holds_one_scenario_order_floor_and_wall_time() -> None:
     assert plan_problems(plan) == []
 
 
+def test_the_spread_overhead_and_budget_come_from_the_screening() -> None:
+    # Two scenarios: the arms took 100 s and 140 s on one, 50 s and 30 s on the other; the
+    # screening run spent 20 s per campaign around its attempts.
+    plan = build_confirmation_plan(
+        experiment="e", protocol_hash="ab" * 32, screening_run="r", n_pairs=3, run_seed=1,
+        scenarios=["s1", "s2"], screening_campaign_s=160.0, trial_timeout_s=300.0,
+        created_at=CREATED, overhead_campaign_s=20.0,
+        scenario_s={"s1": [100.0, 140.0], "s2": [50.0, 30.0]}, budget_s=3000.0,
+    )  # fmt: skip
+    wall = plan.wall_time
+    assert wall.estimate_s == (160 + 20) * 2 * 3
+    assert (wall.low_s, wall.high_s) == ((100 + 30 + 20) * 6, (140 + 50 + 20) * 6)
+    # A pair at the high end takes 2 x 210 s = 420 s: 7 fit in 3,000 s.
+    assert wall.pairs_in_budget == 7
+    assert plan_problems(plan) == []
+
+
+def test_a_plan_from_before_the_spread_keeps_its_hash_and_approval(tmp_path: Path) -> None:
+    plan = _plan()
+    old = plan.model_dump(mode="json", exclude={"approval"})
+    for name in ("overhead_campaign_s", "low_s", "high_s", "budget_s", "pairs_in_budget"):
+        assert old["wall_time"].pop(name) is None
+    canonical = json.dumps(old, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    old_sha = hashlib.sha256(canonical.encode()).hexdigest()
+    path = tmp_path / "old-plan.json"
+    old["approval"] = {"by": "Ada", "at": "2026-05-01T12:00:00+00:00", "plan_sha256": old_sha}
+    path.write_text(json.dumps(old), encoding="utf-8")
+    assert plan_sha256(read_plan(path)) == old_sha
+    assert require_approved(path).approval is not None
+
+
 def test_plan_hash_is_canonical_json_without_approval(tmp_path: Path) -> None:
     plan = _plan()
-    data = plan.model_dump(mode="json", exclude={"approval"})
+    data = plan.model_dump(mode="json", exclude={"approval"}, exclude_none=True)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert plan_sha256(plan) == hashlib.sha256(canonical.encode()).hexdigest()
     path = tmp_path / "plan.json"

@@ -188,6 +188,13 @@ def plan(
     write: Path | None = typer.Option(
         None, "--write", help="Write the plan to this new file (never overwritten)."
     ),
+    wall_budget: float | None = typer.Option(
+        None,
+        "--wall-budget",
+        min=0.01,
+        help="With --stage confirmation: hours the confirmation run may take; the plan says "
+        "how many pairs fit at the high end of the screening's spread.",
+    ),
 ) -> None:
     """Print the schedule (pairs, seeds, arm order), the projected cost and the ceiling check.
 
@@ -202,8 +209,10 @@ def plan(
 
     With `--stage confirmation` (an experiment with order {block: campaign}): a plan of
     `--pairs N` campaign pairs from the `--screening` run: N, the balanced seeded campaign
-    order, the wall-time estimate from the screening campaigns (and the bound from the trial
-    timeout) and the smallest attainable p for N. `--write plan.json` stores it for
+    order, the wall-time estimate from the screening campaigns and the run's time around
+    them, the observed spread (per scenario, the faster and the slower arm), the bound from
+    the trial timeout, the pairs that fit `--wall-budget HOURS`, and the smallest
+    attainable p for N. `--write plan.json` stores it for
     `pairbench approve`; `pairbench run --plan plan.json` runs it once approved.
 
     Example:
@@ -214,7 +223,10 @@ def plan(
     """
     if check_options(stage, pairs, screening, write):
         assert pairs is not None and screening is not None  # check_options insists
-        confirmation(file, pairs, screening, write=write, run_seed=run_seed, as_json=as_json)
+        confirmation(
+            file, pairs, screening, write=write, run_seed=run_seed, as_json=as_json,
+            budget_h=wall_budget,
+        )  # fmt: skip
         return
     run_seed = 0 if run_seed is None else run_seed
     data = plan_data(file, run_seed, power=power)

@@ -60,9 +60,13 @@ def confirmation(
     write: Path | None,
     run_seed: int | None,
     as_json: bool,
+    budget_h: float | None = None,
 ) -> None:
     """Build, print and (with ``write``) store a confirmation plan."""
-    proposal = plan_confirmation(load_experiment(file), screening, pairs, run_seed=run_seed)
+    budget_s = None if budget_h is None else budget_h * 3600.0
+    proposal = plan_confirmation(
+        load_experiment(file), screening, pairs, run_seed=run_seed, budget_s=budget_s
+    )
     sha = write_plan(write, proposal.plan) if write is not None else None
     if as_json:
         out.print_json(proposal.plan.model_dump_json())
@@ -94,12 +98,23 @@ def _print(proposal: Proposal) -> None:
             f"  ({screening.estimated_attempts} attempt(s) had no measured wall time and "
             "count at the trial timeout.)"
         )
+    overhead = wall.overhead_campaign_s or 0.0
     out.print(
         f"Wall time: about {_duration(wall.estimate_s)} (a screening campaign's "
-        f"{_duration(wall.screening_campaign_s)} × 2 arms × {plan.n_pairs} pairs); at most "
-        f"{_duration(wall.upper_bound_s)} (every scenario at its {wall.trial_timeout_s:g} s "
-        "limit)."
+        f"{_duration(wall.screening_campaign_s)} in attempts + {_duration(overhead)} around "
+        f"them, × 2 arms × {plan.n_pairs} pairs); at most {_duration(wall.upper_bound_s)} "
+        f"(every scenario at its {wall.trial_timeout_s:g} s limit)."
     )
+    if wall.low_s is not None and wall.high_s is not None:
+        out.print(
+            f"  Observed spread: {_duration(wall.low_s)} to {_duration(wall.high_s)} (every "
+            "campaign as fast, or as slow, as the faster or slower arm was on each scenario)."
+        )
+    if wall.budget_s is not None:
+        out.print(
+            f"  A budget of {_duration(wall.budget_s)} fits {wall.pairs_in_budget} pair(s) at "
+            "the spread's high end."
+        )
     p = plan.smallest_attainable_p
     out.print(f"Smallest attainable p (exact sign flip over {plan.n_pairs} pairs): {p:g}")
     if p >= ALPHA:

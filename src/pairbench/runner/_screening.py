@@ -32,6 +32,10 @@ class Screening(NamedTuple):
     """Per arm, its campaign's wall seconds: every attempt's ``wall_ms``, kept ones too."""
     estimated_attempts: int
     """Attempts without a measured ``wall_ms``, counted at the trial timeout instead."""
+    scenario_s: dict[str, list[float]]
+    """Per scenario, each arm's seconds on it (its attempts' ``wall_ms``, kept ones too)."""
+    overhead_campaign_s: float | None
+    """The run's wall time outside its attempts, per campaign (None: not recorded)."""
 
     @property
     def mean_campaign_s(self) -> float:
@@ -88,7 +92,29 @@ def read_screening(loaded: LoadedExperiment, run_dir: Path) -> Screening:
         seconds, missing = _seconds([r for r in every if r.arm == arm], timeout_s)
         campaign_s[arm] = round(seconds, 3)
         unmeasured += missing
-    return Screening(info.run_id, [t.id for t in info.tasks], arms, campaign_s, unmeasured)
+    tasks = [t.id for t in info.tasks]
+    scenario_s = {
+        task: [
+            round(_seconds([r for r in every if r.arm == arm and r.task == task], timeout_s)[0], 3)
+            for arm in arms
+        ]
+        for task in tasks
+    }
+    overhead = None
+    wall = _wall_s(info.started_at, info.ended_at)
+    if wall is not None and arms:
+        overhead = round(max(0.0, wall - sum(campaign_s.values())) / len(arms), 3)
+    return Screening(info.run_id, tasks, arms, campaign_s, unmeasured, scenario_s, overhead)
+
+
+def _wall_s(started: str | None, ended: str | None) -> float | None:
+    """Seconds between two ISO times (None when either is missing or unreadable)."""
+    if not started or not ended:
+        return None
+    try:
+        return (datetime.fromisoformat(ended) - datetime.fromisoformat(started)).total_seconds()
+    except ValueError:
+        return None
 
 
 class Proposal(NamedTuple):
@@ -117,6 +143,7 @@ def plan_confirmation(
     *,
     run_seed: int | None = None,
     created_at: datetime | None = None,
+    budget_s: float | None = None,
 ) -> Proposal:
     """A confirmation plan of ``n_pairs`` campaign pairs from a completed screening run.
 
@@ -150,5 +177,8 @@ def plan_confirmation(
         trial_timeout_s=exp.budget.trial_timeout_s,
         arms=screening.arms,
         created_at=created_at,
+        overhead_campaign_s=screening.overhead_campaign_s,
+        scenario_s=screening.scenario_s,
+        budget_s=budget_s,
     )
     return Proposal(plan, screening)

@@ -9,7 +9,7 @@ wall-time estimate. A person approves the plan's hash (``_approval``) before it 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -80,18 +80,34 @@ def _two_arms(arms: Sequence[str]) -> tuple[str, str]:
 
 
 class WallTime(Frozen):
-    """How long the confirmation run should take, from screening, and at most."""
+    """How long the confirmation run should take, from screening, and at most.
+
+    The fields after ``upper_bound_s`` came later: a plan made before them has them
+    ``None``, and ``plan_sha256`` leaves a ``None`` one out, so its hash is unchanged.
+    """
 
     screening_campaign_s: float = Field(ge=0)
-    """Wall seconds of one screening campaign (the basis of the estimate)."""
+    """Wall seconds of one screening campaign's attempts (the mean over the two arms)."""
     trial_timeout_s: float = Field(gt=0)
     """The experiment's per-scenario time limit."""
     scenarios: int = Field(ge=1)
     """Scenarios in one campaign."""
     estimate_s: float = Field(ge=0)
-    """``screening_campaign_s × 2 arms × n_pairs``."""
+    """``(screening_campaign_s + overhead_campaign_s) × 2 arms × n_pairs``."""
     upper_bound_s: float = Field(gt=0)
     """``trial_timeout_s × scenarios × 2 arms × n_pairs``: every scenario at its limit."""
+    overhead_campaign_s: float | None = Field(default=None, ge=0)
+    """Per campaign, the screening run's wall time spent outside its attempts (checkouts,
+    builds, proofs, grading), shared over its two campaigns."""
+    low_s: float | None = Field(default=None, ge=0)
+    """Every campaign as fast as the faster arm was on each scenario in screening (plus the
+    overhead), ``× 2 × n_pairs``: the observed spread's low end."""
+    high_s: float | None = Field(default=None, ge=0)
+    """Every campaign as slow as the slower arm was on each scenario: the high end."""
+    budget_s: float | None = Field(default=None, gt=0)
+    """A declared wall-time budget for the confirmation run (``plan --wall-budget``)."""
+    pairs_in_budget: int | None = Field(default=None, ge=0)
+    """The most pairs whose high end fits ``budget_s``."""
 
 
 class Approval(Frozen):
@@ -148,6 +164,9 @@ def build_confirmation_plan(
     trial_timeout_s: float,
     arms: Sequence[str] = DEFAULT_ARMS,
     created_at: datetime | None = None,
+    overhead_campaign_s: float | None = None,
+    scenario_s: Mapping[str, Sequence[float]] | None = None,
+    budget_s: float | None = None,
 ) -> ConfirmationPlan:
     """Plan ``n_pairs`` paired campaigns: order, p floor and wall time, unapproved.
 
@@ -171,6 +190,18 @@ def build_confirmation_plan(
     if len(set(scenarios)) != len(scenarios):
         raise ValueError(f"each scenario runs once per campaign; listed twice in {scenarios!r}")
     n_arms = 2
+    campaigns = n_arms * n_pairs
+    overhead = overhead_campaign_s or 0.0
+    low = high = None
+    if scenario_s:
+        seen = [list(v) for v in scenario_s.values() if len(v)]
+        low = round((sum(min(v) for v in seen) + overhead) * campaigns, 3)
+        high = round((sum(max(v) for v in seen) + overhead) * campaigns, 3)
+    fits = None
+    if budget_s is not None:
+        per_pair = high if high is not None else (screening_campaign_s + overhead) * campaigns
+        per_pair /= n_pairs
+        fits = int(budget_s // per_pair) if per_pair > 0 else None
     return ConfirmationPlan(
         experiment=experiment,
         protocol_hash=protocol_hash,
@@ -185,8 +216,13 @@ def build_confirmation_plan(
             screening_campaign_s=screening_campaign_s,
             trial_timeout_s=trial_timeout_s,
             scenarios=len(scenarios),
-            estimate_s=screening_campaign_s * n_arms * n_pairs,
-            upper_bound_s=trial_timeout_s * len(scenarios) * n_arms * n_pairs,
+            estimate_s=round((screening_campaign_s + overhead) * campaigns, 3),
+            upper_bound_s=trial_timeout_s * len(scenarios) * campaigns,
+            overhead_campaign_s=overhead_campaign_s,
+            low_s=low,
+            high_s=high,
+            budget_s=budget_s,
+            pairs_in_budget=fits,
         ),
         created_at=created_at or datetime.now(UTC),
     )
@@ -204,7 +240,15 @@ def plan_sha256(plan: ConfirmationPlan) -> str:
         plan_sha256(plan) == plan.approval.plan_sha256   # the approved plan, unedited
     """
     data = plan.model_dump(mode="json", exclude={"approval"})
+    # Fields added to WallTime later are left out while None: an older plan keeps its hash.
+    wall = data["wall_time"]
+    for name in _LATER_WALL_FIELDS:
+        if wall.get(name) is None:
+            wall.pop(name, None)
     return hashlib.sha256(canonical_json(data)).hexdigest()
+
+
+_LATER_WALL_FIELDS = ("overhead_campaign_s", "low_s", "high_s", "budget_s", "pairs_in_budget")
 
 
 def plan_problems(plan: ConfirmationPlan) -> list[str]:
