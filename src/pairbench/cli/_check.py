@@ -26,3 +26,20 @@ def check(file: Path = typer.Argument(..., help="The experiment.yaml to validate
         err.print(f"{len(problems)} problem(s) found in {file}.", style="bold red")
         raise typer.Exit(2)
     out.print(f"{file}: ok")
+    for line in _study_lines(file):
+        out.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _study_lines(file: Path) -> list[str]:
+    """What the study the experiment names says its report will show, and miss (advice)."""
+    from pairbench.spec._load import load_experiment
+    from pairbench.studies import load_study
+
+    loaded = load_experiment(file)
+    name = loaded.experiment.study
+    if not name:
+        return []
+    study = load_study(name)
+    if study.check is None:
+        return []
+    return [f"study {name}: what its report will show:", *study.check(loaded)]

@@ -138,6 +138,12 @@ class ScoredAnswer:
     """Cells as plain text: an answer's own text is never read as markup."""
 
 
+class StudyDataMissing(Exception):
+    """Raised by ``StudyReport.build`` when the run has nothing its sections can read; the
+    message says why and what to change. The report then says so in place of the sections
+    (``summary.study.missing``), instead of leaving them out silently."""
+
+
 DoubleReply: TypeAlias = "tuple[str | None, list[dict[str, Any]]]"
 """A test double's reply: the message content and the tool calls."""
 
@@ -177,6 +183,10 @@ class Study:
     double: Callable[[Mapping[str, Any]], DoubleReply | None] | None = None
     """The test doubles' reply to a Chat Completions request body this study's agents send
     (``None``: not one of its requests), so the doubles know no study by name."""
+    check: Callable[[Any], list[str]] | None = None
+    """``pairbench check`` on an experiment naming the study: lines saying what its report
+    will be able to show for this experiment and what will be missing, and why (given the
+    ``LoadedExperiment``). Advice, never a problem: the exit code is the core's."""
 
     def find_commands(self) -> dict[str, str]:
         """``PATH`` with what the study needs on it: unchanged when every program is already

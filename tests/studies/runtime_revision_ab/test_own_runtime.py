@@ -293,3 +293,34 @@ def test_a_runtime_that_runs_a_copy_of_itself_is_an_infra_stop_when_proof_is_req
     )
     assert run.status.startswith("stopped"), run.status
     assert run.results == [] or all(r.outcome == "infra" for r in run.results)
+
+
+def test_check_says_which_rows_fill_and_the_report_says_why_a_plain_command_gets_none(
+    tmp_path: Path, double: str
+) -> None:
+    unrequired = {**PYTHON, "proof": "{kind: python, packages: [tinyrt]}"}
+    exp = _run(tmp_path, double, unrequired, events=False, change=ESCAPE)
+    done = cli("check", str(exp), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "study runtime-revision-ab: what its report will show:" in done.stdout
+    assert "arm baseline: events: false, so missing: normalized" in done.stdout
+    assert "arm candidate: from the recording proxy: usage with coverage" in done.stdout
+    # The same runtime run by the plain command adapter: no scenario evidence, and the
+    # report says why its sections are missing instead of leaving them out.
+    text = exp.read_text(encoding="utf-8")
+    start = text.index("agent:\n")
+    end = text.index("arms:\n")
+    plain = 'agent: {adapter: command, settings: {command: [python3, -c, "print(1)"]}}\n'
+    exp.write_text(text[:start] + plain + text[end:], encoding="utf-8")
+    done = cli("check", str(exp), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "adapter 'command' records no scenario evidence" in done.stdout
+    run = start_run(exp, tmp_path / "runs", run_seed=3, stage="screening")
+    assert cli("report", str(run.run_dir), cwd=tmp_path).returncode == 0
+    report = (run.run_dir / "report.md").read_text(encoding="utf-8")
+    assert "## Study runtime-revision-ab: not shown" in report
+    assert "none of its 4 results carries the scenario evidence" in report
+    assert "Its sections (revision, revision-metrics, revision-gates, revision-audit)" in report
+    assert "Install the package" not in report
+    # Not required, an unprovable attempt is reported as such, never as proven.
+    assert "| baseline | 0 | 2 | 0 | 0 | 0 | 0/1 (2) |" in report

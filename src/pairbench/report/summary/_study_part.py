@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pairbench._errors import PairbenchError
-from pairbench.studies import StudyRun, load_study
+from pairbench.studies import StudyDataMissing, StudyRun, load_study
 
 
 def study_name(run: StudyRun) -> str | None:
@@ -33,7 +33,10 @@ def study_part(run: StudyRun) -> dict[str, Any] | None:
         return _slot(name, missing=f"the study is not installed here ({exc})")
     if study.report is None:
         return _slot(name, version=study.version)
-    part = study.report.build(run)
+    try:
+        part = study.report.build(run)
+    except StudyDataMissing as exc:
+        return _slot(name, version=study.version, schema=study.report.schema, missing=str(exc))
     data = None if part is None else part.model_dump(mode="json")
     return _slot(name, version=study.version, schema=study.report.schema, data=data)
 

@@ -200,10 +200,16 @@ def _missing_study(s: Mapping[str, Any]) -> Section | None:
     declared = s["run"]["experiment"].get("sections") or []
     unknown = [name for name in declared if name not in SECTIONS]
     lost = f" Its sections ({', '.join(unknown)}) are missing." if unknown else ""
+    installed = slot.get("schema") is not None  # the study ran its part: it said why not
+    fix = (
+        ""
+        if installed
+        else (" Install the package that provides it and run `pairbench report` again.")
+    )
     return Section(
         f"Study {slot['name']}: not shown",
-        [f"This run's experiment names the study {slot['name']}, but {slot['missing']}.{lost} "
-         "Install the package that provides it and run `pairbench report` again."],
+        [f"This run's experiment names the study {slot['name']}, but {slot['missing']}."
+         f"{lost}{fix}"],
     )  # fmt: skip
 
 

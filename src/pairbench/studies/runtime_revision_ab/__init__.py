@@ -17,7 +17,7 @@ a screening pair and an auto-approved confirmation against the scripted model se
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pairbench.studies._study import DemoRequest, Study
 from pairbench.studies.runtime_revision_ab._agent import MinirtAgent
@@ -67,6 +67,12 @@ def _commands() -> typer.Typer:
     return commands()
 
 
+def _check(loaded: Any) -> list[str]:
+    from pairbench.studies.runtime_revision_ab._check import study_rows
+
+    return study_rows(loaded)
+
+
 def _start_demo(request: DemoRequest) -> None:
     from pairbench.studies.runtime_revision_ab._demo import demo
 
@@ -81,6 +87,7 @@ STUDY = Study(
     report=REPORT,
     cli=_commands,
     demo=_start_demo,
+    check=_check,
 )
 
 __all__ = [

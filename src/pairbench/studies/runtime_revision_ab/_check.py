@@ -1,0 +1,50 @@
+"""``pairbench check`` on an experiment naming the study (``Study.check``): which of the
+protocol's metric rows its report will fill, which stay missing, and why, before any run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ADAPTERS = ("rab-runtime", "minirt")
+_PROXY_ROWS = (
+    "usage with coverage k/n, context per request, tool calls proposed and returned, "
+    "first-token, generation and provider times, sampling and seeds"
+)
+_EVENT_ROWS = (
+    "normalized, authorized, denied and executed operations, prohibited attempts, denials, "
+    "recovery by error category, verifier evidence for a claim, process receipts"
+)
+
+
+def study_rows(loaded: Any) -> list[str]:
+    """Lines for ``pairbench check``: per arm, what its report rows will come from."""
+    exp = loaded.experiment
+    lines: list[str] = []
+    for arm in exp.arms:
+        agent = exp.arm_agent(arm)
+        if agent.adapter not in _ADAPTERS:
+            lines.append(
+                f"arm {arm}: adapter {agent.adapter!r} records no scenario evidence, so the "
+                "study's sections (task success grid, protocol metrics, gates, audit) will be "
+                "missing. Fix: agent: {adapter: rab-runtime, settings: {command: [...]}} with "
+                "grader minirt-acceptance"
+            )
+            continue
+        lines.append(
+            f"arm {arm}: scope from snapshots, acceptance-based success, canaries, leaked "
+            "processes and latency stages: filled"
+        )
+        if exp.proxy is None:
+            lines.append(f"arm {arm}: no proxy:, so missing: {_PROXY_ROWS}")
+        else:
+            lines.append(f"arm {arm}: from the recording proxy: {_PROXY_ROWS}: filled")
+        if agent.settings.get("events", True) is False:
+            lines.append(f"arm {arm}: events: false, so missing: {_EVENT_ROWS}")
+        else:
+            lines.append(
+                f"arm {arm}: from the runtime's event stream (EVENTS.md), if it writes "
+                f'$PAIRBENCH_EVENTS: {_EVENT_ROWS}; else each says "missing: the runtime '
+                'reports no events" (check a stream with `pairbench study runtime-revision-ab '
+                "check-events FILE`)"
+            )
+    return lines
