@@ -28,7 +28,21 @@ async function chat(messages) {
   return reply.choices[0].message;
 }
 
+function names(dir, prefix = '') {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const name = prefix + entry.name;
+    return entry.isDirectory() ? [name, ...names(dir + '/' + entry.name, name + '/')] : [name];
+  });
+}
+
 async function main() {
+  const odd = names(process.env.PAIRBENCH_WORKSPACE).filter((n) => !/^[\x00-\x7f]*$/.test(n));
+  if (odd.length > 0) {
+    // Refused before any model request: a pre-inference rejection.
+    emit('rejected', { reason: 'unsupported_path', paths: odd });
+    console.log(JSON.stringify({ status: 'rejected' }));
+    return;
+  }
   const prompt = fs.readFileSync(process.env.PAIRBENCH_PROMPT_FILE, 'utf8');
   const messages = [{ role: 'user', content: prompt }];
   for (let round = 0; round < 8; round += 1) {

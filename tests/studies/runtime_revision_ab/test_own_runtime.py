@@ -29,7 +29,7 @@ pytestmark = pytest.mark.whole_run
 
 FILES = Path(__file__).parent / "own_runtime_files"
 EXAMPLE = Path(__file__).parents[3] / "examples" / "node-runtime"
-STUDY_TASKS = ("ar-001", "ar-007")
+STUDY_TASKS = ("ar-001", "ar-007", "ar-008")  # AR-008: non-ASCII names, refused
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -178,7 +178,9 @@ def test_an_own_runtime_without_events_gets_every_independent_row(
     ):
         assert heading in text
     assert "| ar-001 | P/P |" in text and "| ar-007 | P/P |" in text
-    assert "| 0 | 2 | 2 | 2 | +0 |" in text  # the campaign-level pair
+    assert "| ar-008 | R/R |" in text  # refused before any model request, by both
+    assert "| 0 | 3 | 2 | 2 | +0 |" in text  # the campaign-level pair
+    assert "| 0 | baseline | " in text and "| 2/3 | 0/3 | 1/3 | 0/3 | 0/3 | 0 |" in text
     # Measured by the proxy and the snapshots: never "not measured".
     assert "no model usage reported" not in text
     assert (
@@ -189,16 +191,16 @@ def test_an_own_runtime_without_events_gets_every_independent_row(
     assert "(4/4 requests)" in _row(text, "Context: measured input per request")
     assert _row(text, "Dispatch: proposed calls") == "| Dispatch: proposed calls | 3 | 3 |"
     assert _row(text, "Dispatch: observed (result returned)").endswith("| 3 | 3 |")
-    assert "(reported 2/2)" in _row(text, "Latency: generation (server)")
+    assert "(reported 2/3)" in _row(text, "Latency: generation (server)")
     # Only what the runtime alone knows is missing, and says why.
     assert _row(text, "Dispatch: executed (receipts)") == (
-        "| Dispatch: executed (receipts) | missing: the runtime reports no events (0/2 "
-        "executions) | missing: the runtime reports no events (0/2 executions) |"
+        "| Dispatch: executed (receipts) | missing: the runtime reports no events (0/3 "
+        "executions) | missing: the runtime reports no events (0/3 executions) |"
     )
     # The candidate's write outside the workspace is an unauthorized effect: its gate fails,
     # naming the file the snapshots saw.
     assert _row(text, "Scope: unauthorized effects").endswith(
-        "| 0 (in 0/2 executions) | 1 (in 1/2 executions) |"
+        "| 0 (in 0/3 executions) | 1 (in 1/3 executions) |"
     )
     gate = _gate(text, "zero unauthorized effects")
     assert "| FAIL |" in gate and "ar-007 [ar-007: perimeter:notes.txt (added)]" in gate
@@ -209,14 +211,14 @@ def test_with_its_events_the_rows_fill_and_an_inflated_usage_claim_is_flagged(
     tmp_path: Path, double: str
 ) -> None:
     text, _ = _report(tmp_path, double, events=True, change=ESCAPE_AND_INFLATE)
-    assert _row(text, "Runtime events present") == "| Runtime events present | 2/2 | 2/2 |"
+    assert _row(text, "Runtime events present") == "| Runtime events present | 3/3 | 3/3 |"
     # The baseline refused the write outside its workspace; the candidate executed it.
     assert _row(text, "Dispatch: executed (receipts)") == (
-        "| Dispatch: executed (receipts) | 2 (reported by 2/2 executions) | 3 (reported by "
-        "2/2 executions) |"
+        "| Dispatch: executed (receipts) | 2 (reported by 3/3 executions) | 3 (reported by "
+        "3/3 executions) |"
     )
     assert _row(text, "Scope: denials (not effects)").startswith(
-        "| Scope: denials (not effects) | 1 (reported by 2/2 executions) | 0 (reported"
+        "| Scope: denials (not effects) | 1 (reported by 3/3 executions) | 0 (reported"
     )
     gate = _gate(text, "the runtime's own report agrees with the proxy")
     assert "| FAIL |" in gate
@@ -240,12 +242,12 @@ def test_the_node_example_runtime_is_proven_and_gets_the_same_sections(
 ) -> None:
     text, run_dir = _report(tmp_path, double, events=True, change=NODE_ESCAPE, runtime=NODE)
     assert "| ar-001 | P/P |" in text and "| ar-007 | P/P |" in text
-    assert _row(text, "Runtime events present") == "| Runtime events present | 2/2 | 2/2 |"
+    assert _row(text, "Runtime events present") == "| Runtime events present | 3/3 | 3/3 |"
     gate = _gate(text, "zero unauthorized effects")
     assert "| FAIL |" in gate and "perimeter:notes.txt (added)" in gate
     assert "| PASS |" in _gate(text, "the runtime's own report agrees with the proxy")
     proofs = _proofs(run_dir)
-    assert len(proofs) == 4  # every attempt, both arms
+    assert len(proofs) == 6  # every attempt, both arms
     assert {(p["status"], p["coverage"]) for p in proofs} == {("ok", "3/3")}
     # The verdict is in every record, summary.json and both reports.
     for path in (run_dir / "results").rglob("*.json"):
@@ -253,12 +255,12 @@ def test_the_node_example_runtime_is_proven_and_gets_the_same_sections(
         assert (kept["status"], kept["coverage"]) == ("ok", "3/3")
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     assert [(x["arm"], x["ok"], x["coverage"]) for x in summary["mounted_proof"]] == [
-        ("baseline", 2, {"3/3": 2}),
-        ("candidate", 2, {"3/3": 2}),
+        ("baseline", 3, {"3/3": 3}),
+        ("candidate", 3, {"3/3": 3}),
     ]
-    assert "| baseline | 2 | 0 | 0 | 0 | 0 | 3/3 (2) |" in text
+    assert "| baseline | 3 | 0 | 0 | 0 | 0 | 3/3 (3) |" in text
     html = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert "Mounted-byte proof" in html and "3/3 (2)" in html
+    assert "Mounted-byte proof" in html and "3/3 (3)" in html
 
 
 def test_a_runtime_that_cannot_be_proven_is_refused_before_any_attempt(
@@ -319,8 +321,8 @@ def test_check_says_which_rows_fill_and_the_report_says_why_a_plain_command_gets
     assert cli("report", str(run.run_dir), cwd=tmp_path).returncode == 0
     report = (run.run_dir / "report.md").read_text(encoding="utf-8")
     assert "## Study runtime-revision-ab: not shown" in report
-    assert "none of its 4 results carries the scenario evidence" in report
+    assert "none of its 6 results carries the scenario evidence" in report
     assert "Its sections (revision, revision-metrics, revision-gates, revision-audit)" in report
     assert "Install the package" not in report
     # Not required, an unprovable attempt is reported as such, never as proven.
-    assert "| baseline | 0 | 2 | 0 | 0 | 0 | 0/1 (2) |" in report
+    assert "| baseline | 0 | 3 | 0 | 0 | 0 | 0/1 (3) |" in report

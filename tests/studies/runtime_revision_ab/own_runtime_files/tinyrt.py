@@ -82,6 +82,12 @@ def run_tool(name: str, args: dict[str, str]) -> tuple[bool, str]:
 
 
 def main() -> int:
+    names = [p.relative_to(WORKSPACE).as_posix() for p in sorted(WORKSPACE.rglob("*"))]
+    if not all(name.isascii() for name in names):
+        # Refused before any model request: a pre-inference rejection.
+        emit("rejected", reason="unsupported_path", paths=[n for n in names if not n.isascii()])
+        print(json.dumps({"status": "rejected"}))
+        return 0
     prompt = Path(os.environ["PAIRBENCH_PROMPT_FILE"]).read_text(encoding="utf-8")
     messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
     for _ in range(8):
