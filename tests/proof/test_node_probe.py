@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers.revision import Repo
 from pairbench.proof import MountedFile, install_probe, probe_env, read_mounted, verdict
 from pairbench.source import Production, Worktree, materialize, remove_worktree
 
@@ -24,25 +25,13 @@ FILES = {
 }
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {"PATH": os.environ["PATH"], "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@example.org",
-           "GIT_COMMITTER_NAME": "u", "GIT_COMMITTER_EMAIL": "u@example.org"}  # fmt: skip
-    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True,
-                          check=True)  # fmt: skip
-    return done.stdout.strip()
-
-
 def _tree(tmp_path: Path, files: dict[str, str]) -> Worktree:
-    repo = tmp_path / "repo"
+    repo = Repo(tmp_path / "repo")
     for name, text in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text, encoding="utf-8")
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "rt")
+        repo.write(name, text)
+    commit = repo.commit("rt")
     production = Production(include=list(files))
-    return materialize(repo, _git(repo, "rev-parse", "HEAD"), tmp_path / "arm",
+    return materialize(repo.path, commit, tmp_path / "arm",
                        tmp_path / "cache.git", production)  # fmt: skip
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ import pytest
 
 from helpers.common import cli
 from helpers.report_checks import check_proxy_usage_is_never_unmeasured
+from helpers.revision import Repo
 from pairbench import start_run
 from pairbench._errors import SpecError
 from pairbench.store import RunDir
@@ -32,39 +31,24 @@ EXAMPLE = Path(__file__).parents[3] / "examples" / "node-runtime"
 STUDY_TASKS = ("ar-001", "ar-007", "ar-008")  # AR-008: non-ASCII names, refused
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {"PATH": os.environ["PATH"], "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@example.org",
-           "GIT_COMMITTER_NAME": "u", "GIT_COMMITTER_EMAIL": "u@example.org"}  # fmt: skip
-    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True,
-                          check=True)  # fmt: skip
-    return done.stdout.strip()
-
-
 def _runtime_repo(
     root: Path, files: Path, names: tuple[str, ...], change: tuple[str, str, str]
 ) -> dict[str, str]:
     """The user's repository: the runtime's ``names`` from ``files`` at a baseline commit,
     and a candidate commit changing ``change`` = (file, old text, new text)."""
-    root.mkdir(parents=True)
-    _git(root, "init", "-q", "-b", "main")
-    (root / "harness").mkdir()
-    (root / "harness" / "build.py").write_text(
+    repo = Repo(root)
+    repo.write(
+        "harness/build.py",
         "import pathlib, sys\npathlib.Path(sys.argv[1]).mkdir(parents=True, exist_ok=True)\n",
-        encoding="utf-8",
     )
     for name in names:
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(files / name, root / name)
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "runtime")
-    baseline = _git(root, "rev-parse", "HEAD")
+        repo.write(name, (files / name).read_text(encoding="utf-8"))
+    baseline = repo.commit("runtime")
     name, old, new = change
     text = (root / name).read_text(encoding="utf-8")
     assert old in text
-    (root / name).write_text(text.replace(old, new), encoding="utf-8")
-    _git(root, "commit", "-q", "-am", "candidate")
-    return {"baseline": baseline, "candidate": _git(root, "rev-parse", "HEAD")}
+    repo.write(name, text.replace(old, new))
+    return {"baseline": baseline, "candidate": repo.commit("candidate")}
 
 
 PYTHON = {
