@@ -71,6 +71,9 @@ class AgentContext:
     shared_dir: Path | None = None
     """The trial's folder that every arm's attempts share (``RunDir.trial_shared``), for what
     is made once per trial and judged by every arm; not created until an adapter writes."""
+    experiment_root: Path | None = None
+    """The experiment file's folder: a path an adapter's settings name is relative to it
+    (and locked when listed in ``files:``)."""
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,28 @@ def sha256_path(path: Path) -> str:
     return sha256_bytes(path.read_bytes())
 
 
+def folder_sha256(root: Path) -> str:
+    """A folder named in ``files:`` (``pbfolder/1``): SHA-256 over the lines
+    ``relative/path\\0x-or-dash\\0sha256(bytes)\\n`` of every regular file under it, hidden ones
+    included, sorted by path (``x``: executable). Bytecode caches are left out; a symlink is
+    hashed as what it points to as text (``->target``), never followed.
+    """
+    digest = hashlib.sha256()
+    entries = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if "__pycache__" in rel.parts or path.suffix == ".pyc":
+            continue
+        if path.is_symlink():
+            entries.append((rel.as_posix(), "-", sha256_bytes(f"->{path.readlink()}".encode())))
+        elif path.is_file():
+            mode = "x" if path.stat().st_mode & 0o111 else "-"
+            entries.append((rel.as_posix(), mode, sha256_path(path)))
+    for rel_path, mode, sha in sorted(entries):
+        digest.update(f"{rel_path}\0{mode}\0{sha}\n".encode())
+    return digest.hexdigest()
+
+
 def _files_under(root: Path, recursive: bool, prune: Prune | None) -> list[Path]:
     found = root.rglob("*") if recursive else root.glob("*")
     keep = []

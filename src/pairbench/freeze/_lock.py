@@ -17,6 +17,7 @@ from pairbench.freeze._hashing import (
     HASH_LIST_NAME,
     LOCK_NAME,
     code_identity,
+    folder_sha256,
     harness_sha256,
     known_scope,
     scope_covers_studies,
@@ -32,7 +33,8 @@ class LockedFile(Frozen):
 
     path: str
     role: str
-    """protocol, prompt, plan or file (a dataset or manifest)."""
+    """protocol, prompt, plan, file (a dataset or manifest) or folder (every file under it,
+    ``folder_sha256``)."""
     sha256: str
 
 
@@ -103,6 +105,13 @@ def named_files(loaded: LoadedExperiment) -> list[tuple[str, str]]:
     return sorted(seen.items())
 
 
+def _locked(path: Path, rel: str, role: str) -> LockedFile:
+    """A named file, or a folder named in ``files:`` (role ``folder``, ``folder_sha256``)."""
+    if path.is_dir():
+        return LockedFile(path=Path(rel).as_posix(), role="folder", sha256=folder_sha256(path))
+    return LockedFile(path=Path(rel).as_posix(), role=role, sha256=sha256_path(path))
+
+
 def build_lock(loaded: LoadedExperiment, *, scope: str | None = HARNESS_SCOPE) -> Lock:
     """Compute the lock of an experiment as it is now on disk.
 
@@ -110,10 +119,7 @@ def build_lock(loaded: LoadedExperiment, *, scope: str | None = HARNESS_SCOPE) -
     whole package, and so no study of its own). ``verify`` passes the frozen lock's.
     """
     exp = loaded.experiment
-    files = [
-        LockedFile(path=Path(rel).as_posix(), role=role, sha256=sha256_path(loaded.resolve(rel)))
-        for rel, role in named_files(loaded)
-    ]
+    files = [_locked(loaded.resolve(rel), rel, role) for rel, role in named_files(loaded)]
     code: dict[str, LockedCode] = {}
     for group, names in (
         ("graders", {t.grader.name for t in exp.tasks}),

@@ -300,6 +300,7 @@ async def _prepare(
         shared_dir=rc.run_dir.trial_shared(key),
         attempt=attempt,
         extra={"prompt_names_attachments": "${attachments}" in raw_prompt},
+        experiment_root=rc.loaded.root,
     )
     return _Prepared(at, agent, ctx, fixture, fixture_dir, content, probes, started)
 

@@ -79,7 +79,7 @@ def _semantic(
     yield from _named_file(root, ("protocol",), data.get("protocol"))
     files = data.get("files")
     for i, rel in enumerate(files if isinstance(files, list) else []):
-        yield from _named_file(root, ("files", i), rel)
+        yield from _named_file(root, ("files", i), rel, folder_ok=True)
     yield from source_problems(root, data)
     yield from proxy_problems(data)
     for a, arm in (arms or {}).items():
@@ -278,13 +278,16 @@ def _report_names(registry: Mapping[str, Collection[str]], data: dict[str, Any])
             )
 
 
-def _named_file(root: Path, where: tuple[Part, ...], rel: Any) -> Iterator[Found]:
+def _named_file(
+    root: Path, where: tuple[Part, ...], rel: Any, *, folder_ok: bool = False
+) -> Iterator[Found]:
+    """``folder_ok``: a folder is named too (``files:``: every file under it is locked)."""
     if not isinstance(rel, str) or not rel:
         return
     fix = "name a file inside the experiment's folder, relative to it (e.g. prompts/x.md)"
     try:
         target = (root / rel).resolve()
-        is_file = target.is_file()
+        is_file = target.is_file() or (folder_ok and target.is_dir())
     except (OSError, ValueError) as exc:  # a name too long, a NUL byte, a symlink loop
         yield where, f"'{rel}' cannot be a file name ({_reason(exc)})", fix
         return

@@ -63,11 +63,12 @@ NODE = {
 
 
 def _experiment(root: Path, repo: Path, commits: dict[str, str], upstream: str,
-                runtime: dict[str, Any], *, events: bool) -> Path:  # fmt: skip
+                runtime: dict[str, Any], *, events: bool,
+                task_ids: tuple[str, ...] = STUDY_TASKS, own: str = "") -> Path:  # fmt: skip
     tasks = "\n".join(
-        f"  - {{id: {t}, prompt: p.md, grader: {{name: minirt-acceptance}}}}" for t in STUDY_TASKS
+        f"  - {{id: {t}, prompt: p.md, grader: {{name: minirt-acceptance}}}}" for t in task_ids
     )
-    root.mkdir(parents=True)
+    root.mkdir(parents=True, exist_ok=True)
     (root / "p.md").write_text("One scenario of the study.\n", encoding="utf-8")
     path = root / "experiment.yaml"
     path.write_text(
@@ -89,7 +90,7 @@ proxy: {{upstream: "{upstream}", env: RT_BASE_URL, require: {{temperature: 1.0}}
 agent:
   adapter: rab-runtime
   settings: {{command: {runtime["command"]}, base_url_env: RT_BASE_URL, model: local,
-              events: {str(events).lower()}}}
+              events: {str(events).lower()}{own}}}
 arms:
   baseline: {{source: {{name: rt, commit: {commits["baseline"]}}}}}
   candidate: {{source: {{name: rt, commit: {commits["candidate"]}}}}}
@@ -112,10 +113,10 @@ def double() -> Iterator[str]:
 
 
 def _run(tmp_path: Path, double: str, runtime: dict[str, Any], *, events: bool,
-         change: tuple[str, str, str]) -> Path:  # fmt: skip
+         change: tuple[str, str, str], **own: Any) -> Path:  # fmt: skip
     repo = tmp_path / "runtime"
     commits = _runtime_repo(repo, runtime["files"], runtime["names"], change)
-    return _experiment(tmp_path / "exp", repo, commits, double, runtime, events=events)
+    return _experiment(tmp_path / "exp", repo, commits, double, runtime, events=events, **own)
 
 
 def _report(tmp_path: Path, double: str, *, events: bool, change: tuple[str, str, str],
@@ -310,3 +311,61 @@ def test_check_says_which_rows_fill_and_the_report_says_why_a_plain_command_gets
     assert "Install the package" not in report
     # Not required, an unprovable attempt is reported as such, never as proven.
     assert "| baseline | 0 | 3 | 0 | 0 | 0 | 0/1 (3) |" in report
+
+
+SCENARIO = {
+    "scenario.yaml": "id: SC-1\ntitle: Count the notes\nexercises: a team's own scenario\n"
+    'verifier: [python, "{scenario}/accept.py"]\n',
+    "scope.yaml": "allowed: [out/summary.txt]\n"
+    'prohibited:\n  - {tool: write_file, path: "../**"}\n',
+    "obligations.yaml": "- {id: summary-written, path: out/summary.txt, contains: 3 notes}\n",
+    "prompt.md": "SC-1: write out/summary.txt saying how many notes are in notes/.\n",
+    "accept.py": "import pathlib, sys\nw = pathlib.Path(sys.argv[1])\n"
+    "s = w / 'out' / 'summary.txt'\n"
+    "sys.exit(0 if s.is_file() and '3 notes' in s.read_text() else 1)\n",
+    "workspace/notes/a.txt": "a\n",
+    "workspace/notes/b.txt": "b\n",
+    "workspace/notes/c.txt": "c\n",
+}
+
+
+def test_a_teams_own_scenario_is_run_judged_by_its_own_acceptance_and_locked(
+    tmp_path: Path, double: str
+) -> None:
+    folder = tmp_path / "exp" / "scenarios" / "sc-1"
+    for name, text in SCENARIO.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    exp = _run(tmp_path, double, PYTHON, events=False, change=ESCAPE, task_ids=("sc-1",),
+               own=", scenarios: scenarios")  # fmt: skip
+    done = cli("check", str(exp), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "not in files:, so the lock does not cover them. Fix: files: [scenarios]" in done.stdout
+    text = exp.read_text(encoding="utf-8")
+    exp.write_text(text.replace("tasks:\n", "files: [scenarios]\ntasks:\n"), encoding="utf-8")
+    done = cli("check", str(exp), cwd=tmp_path)
+    assert done.returncode == 0 and "lock does not cover" not in done.stdout
+    assert "NOT RUNNABLE" not in done.stdout
+    run = start_run(exp, tmp_path / "runs", run_seed=3, stage="screening")
+    assert [r.outcome for r in run.results] == ["passed", "passed"], [r.reason for r in run.results]
+    assert cli("report", str(run.run_dir), cwd=tmp_path).returncode == 0
+    report = (run.run_dir / "report.md").read_text(encoding="utf-8")
+    assert "| sc-1 | P/P |" in report
+    assert _row(report, "Scope: allowed changes") == "| Scope: allowed changes | 1 | 1 |"
+    # Frozen, the folder is in the lock: one changed byte of its acceptance is named.
+    assert cli("freeze", str(exp), cwd=tmp_path).returncode == 0
+    lock = json.loads((exp.parent / "experiment.lock.json").read_text(encoding="utf-8"))
+    assert {"path": "scenarios", "role": "folder"}.items() <= next(
+        f for f in lock["files"] if f["path"] == "scenarios"
+    ).items()
+    accept = folder / "accept.py"
+    accept.write_text(accept.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    done = cli("verify", str(exp), cwd=tmp_path)
+    assert done.returncode != 0 and "scenarios" in done.stdout + done.stderr
+    # A task whose folder is missing is named before a run.
+    (folder.parent / "sc-2").mkdir()
+    text = exp.read_text(encoding="utf-8")
+    extra = "  - {id: sc-2, prompt: p.md, grader: {name: minirt-acceptance}}\n"
+    exp.write_text(text + extra, encoding="utf-8")
+    done = cli("check", str(exp), cwd=tmp_path)
+    assert "task sc-2: NOT RUNNABLE: " in done.stdout and "missing scenario.yaml" in done.stdout

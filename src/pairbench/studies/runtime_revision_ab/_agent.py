@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from pairbench._errors import PairbenchError
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
 from pairbench.agents._settings import AdapterSettings
 from pairbench.store._records import Metric
@@ -42,6 +43,10 @@ class MinirtSettings(AdapterSettings):
     """Variables the runtime gets besides the ``PAIRBENCH_*`` ones (placeholders filled)."""
     base_url_env: str = "MINIRT_BASE_URL"
     """The variable holding the model's base URL (the run's ``proxy.env``)."""
+    scenarios: str | None = None
+    """A folder of your own scenarios (relative to the experiment file; list it in
+    ``files:`` so the lock covers it), one sub-folder per task's ``labels.scenario`` in the
+    study's layout; None: the study's AR-001..AR-010."""
     events: bool = True
     """Ask the runtime for its dispatch events; False leaves them missing (the filesystem,
     proxy and acceptance evidence stays)."""
@@ -74,17 +79,26 @@ class MinirtAgent:
         if not base_url:
             why = "declare proxy: {env: ...} in the experiment"
             return AgentOutput(None, error=f"no {self.settings.base_url_env} in the env: {why}")
-        scenario = str(ctx.content.get("scenario") or ctx.task.upper())
+        folder = None
+        if self.settings.scenarios is not None:
+            folder = (ctx.experiment_root or Path.cwd()) / self.settings.scenarios
+        # The study's scenarios are AR-00N (task ar-00n); a team's own are named as the task.
+        named = ctx.task if folder is not None else ctx.task.upper()
+        scenario = str(ctx.content.get("scenario") or named)
         ctx.transcript.emit(
             "agent_start", agent="rab-runtime", arm=ctx.arm, scenario=scenario,
             command=self.command.argv,
         )  # fmt: skip
         extra = {k: v for k, v in ctx.env.items() if k in _PASSED or k.startswith("PAIRBENCH_M")}
-        result = await asyncio.to_thread(
-            run_scenario, Path(tree), scenario, base_url, ctx.workdir / "scenario", ctx.model_seed,
-            max(5.0, ctx.timeout_s - _MARGIN_S), events=self.settings.events,
-            model=self.settings.model, extra_env=extra, command=self.command,
-        )  # fmt: skip
+        try:
+            result = await asyncio.to_thread(
+                run_scenario, Path(tree), scenario, base_url, ctx.workdir / "scenario",
+                ctx.model_seed, max(5.0, ctx.timeout_s - _MARGIN_S), events=self.settings.events,
+                model=self.settings.model, extra_env=extra, command=self.command,
+                scenarios=folder,
+            )  # fmt: skip
+        except PairbenchError as exc:  # a scenario that cannot be read: the experiment's fault
+            return AgentOutput(None, error=str(exc))
         evidence = scenario_evidence(result)
         stored = evidence_json(evidence)
         ctx.transcript.emit("scenario_evidence", evidence=stored)

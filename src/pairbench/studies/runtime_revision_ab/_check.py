@@ -16,10 +16,35 @@ _EVENT_ROWS = (
 )
 
 
+def _scenario_lines(loaded: Any, folder: str) -> list[str]:
+    """Each task's own scenario folder: there and readable, and locked by ``files:``."""
+    from pairbench._errors import PairbenchError
+    from pairbench.studies.runtime_revision_ab._scenario import load_scenario
+
+    exp = loaded.experiment
+    root = loaded.root / folder
+    lines = []
+    for task in exp.tasks:
+        try:
+            load_scenario(task.id, root)
+        except PairbenchError as exc:
+            lines.append(f"task {task.id}: NOT RUNNABLE: {exc}")
+    locked = any((loaded.root / f).resolve() == root.resolve() for f in exp.files)
+    if not locked:
+        lines.append(
+            f"scenarios {folder}: not in files:, so the lock does not cover them. Fix: "
+            f"files: [{folder}]"
+        )
+    return lines
+
+
 def study_rows(loaded: Any) -> list[str]:
     """Lines for ``pairbench check``: per arm, what its report rows will come from."""
     exp = loaded.experiment
     lines: list[str] = []
+    folders = {exp.arm_agent(a).settings.get("scenarios") for a in exp.arms}
+    for folder in sorted(f for f in folders if isinstance(f, str)):
+        lines += _scenario_lines(loaded, folder)
     for arm in exp.arms:
         agent = exp.arm_agent(arm)
         if agent.adapter not in _ADAPTERS:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import json
 from collections import Counter
+from pathlib import Path
 
 from pairbench.source import PathFilter
 from pairbench.studies.runtime_revision_ab._dispatch_events import (
@@ -33,7 +34,11 @@ from pairbench.studies.runtime_revision_ab._evidence_models import (
     UsageEvidence,
 )
 from pairbench.studies.runtime_revision_ab._result import ScenarioResult
-from pairbench.studies.runtime_revision_ab._scenario import Scenario, load_scenario
+from pairbench.studies.runtime_revision_ab._scenario import (
+    Scenario,
+    load_scenario,
+    scenario_at,
+)
 
 _CATEGORY: dict[str, ErrorCategory] = {
     "diagnostic": "diagnostic", "denial": "denial", "invalid_arguments": "invalid_arguments",
@@ -48,7 +53,8 @@ def scenario_evidence(result: ScenarioResult) -> ScenarioEvidence:
     >>> # evidence = scenario_evidence(run_scenario(tree, "AR-004", url, tmp, 1, 60))
     >>> # evidence.scope.denials, evidence.scope.unauthorized   -> 1, []
     """
-    spec = load_scenario(result.scenario)
+    root = result.scenario_root
+    spec = scenario_at(Path(root)) if root else load_scenario(result.scenario)
     events = result.events
     outcome: Outcome = "passed" if result.passed else _failure(result)
     return ScenarioEvidence(

@@ -84,6 +84,8 @@ class ScenarioResult(Frozen):
     canary_leaks: int
     """Provider requests whose body carried a canary (a secret sent to the model)."""
     duration_s: float
+    scenario_root: str | None = None
+    """The folder of the team's own scenario it ran (None: one of the study's)."""
     rounds: list[RoundState] = Field(default_factory=list)
     """The workspace before every provider request, then after the runtime exited."""
     timing: Timing | None = None

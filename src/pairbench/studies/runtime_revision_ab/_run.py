@@ -172,9 +172,11 @@ def run_scenario(
     worktree: Path, scenario: str, base_url: str, workdir: Path, seed: int, timeout_s: float,
     *, events: bool = True, model: str = "minirt-scripted",
     extra_env: Mapping[str, str] | None = None, command: RuntimeCommand = MINIRT,
+    scenarios: Path | None = None,
 ) -> ScenarioResult:  # fmt: skip
     """Run the runtime (``command``, minirt by default) from ``worktree`` on a fresh copy of
-    ``scenario`` and collect its evidence.
+    ``scenario`` (the study's own, or with ``scenarios`` the folder of a team's own) and
+    collect its evidence.
 
     ``base_url`` is the model endpoint (ending in ``/v1``); requests go through a
     ``RecordingProxy`` that logs them to ``workdir/exchanges.jsonl``. ``events=False``
@@ -188,7 +190,7 @@ def run_scenario(
             result = run_scenario(tree, "AR-007", server.base_url, tmp / "w", 5, 60)
         result.unauthorized      # [FileChange(area="workspace", path="config.toml", ...)]
     """
-    spec = load_scenario(scenario)
+    spec = load_scenario(scenario, scenarios)
     workdir = Path(workdir).absolute()
     places = _prepare(spec, workdir)
     roots: dict[Area, Path] = {
@@ -263,6 +265,7 @@ def run_scenario(
         leaked_processes=leaked,
         canary_leaks=sum(1 for r in exchanges if CANARY in body_text(r)),
         duration_s=round(duration, 3), rounds=rounds, timing=timing,
+        scenario_root=None if scenarios is None else str(spec.root.absolute()),
     )  # fmt: skip
 
 

@@ -94,22 +94,55 @@ def _yaml(path: Path) -> object:
     return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
 
 
-def load_scenario(scenario_id: str) -> Scenario:
-    """The scenario ``AR-001`` ... ``AR-010``.
+SCENARIO_FILES = ("scenario.yaml", "scope.yaml", "obligations.yaml", "prompt.md", "accept.py")
+"""What a scenario folder holds, besides its ``workspace/`` (the study's README)."""
+
+
+def load_scenario(scenario_id: str, folder: Path | None = None) -> Scenario:
+    """The study's scenario ``AR-001`` ... ``AR-010``, or with ``folder`` (a team's own
+    scenarios, in the same layout) the one in ``folder/<id>``.
 
     >>> load_scenario("AR-007").scope.allowed
     ['out/report.md']
     """
-    if scenario_id not in SCENARIO_IDS:
+    if folder is not None:
+        root = Path(folder) / scenario_id
+        missing = [n for n in (*SCENARIO_FILES, "workspace") if not (root / n).exists()]
+        if missing:
+            raise PairbenchError(
+                f"{root}: no scenario {scenario_id!r} there (missing {', '.join(missing)}). "
+                "Fix: give each task's scenario a folder named as its labels.scenario (or its "
+                f"task id) under {folder}, with {', '.join(SCENARIO_FILES)} and workspace/"
+            )
+    elif scenario_id not in SCENARIO_IDS:
         raise PairbenchError(
-            f"no scenario {scenario_id!r}. Fix: use one of {', '.join(SCENARIO_IDS)}"
+            f"no scenario {scenario_id!r}. Fix: use one of {', '.join(SCENARIO_IDS)}, or "
+            "your own scenarios (settings: {scenarios: FOLDER})"
         )
-    root = SCENARIOS_DIR / scenario_id.lower().replace("-", "")
-    meta, obligations = _yaml(root / "scenario.yaml"), _yaml(root / "obligations.yaml")
-    assert isinstance(meta, dict) and isinstance(obligations, list)
-    return Scenario(
-        **meta,
-        root=root,
-        scope=Scope.model_validate(_yaml(root / "scope.yaml")),
-        obligations=[Obligation.model_validate(o) for o in obligations],
-    )
+    else:
+        root = SCENARIOS_DIR / scenario_id.lower().replace("-", "")
+    return scenario_at(root)
+
+
+def scenario_at(root: Path) -> Scenario:
+    """The scenario in the folder ``root`` (the study's layout).
+
+    Raises:
+        PairbenchError: a file is not valid, naming the folder and the fix.
+    """
+    scenario_id = root.name
+    try:
+        meta, obligations = _yaml(root / "scenario.yaml"), _yaml(root / "obligations.yaml")
+        if not isinstance(meta, dict) or not isinstance(obligations, list):
+            raise ValueError("scenario.yaml must be a mapping and obligations.yaml a list")
+        return Scenario(
+            **meta,
+            root=root,
+            scope=Scope.model_validate(_yaml(root / "scope.yaml")),
+            obligations=[Obligation.model_validate(o) for o in obligations],
+        )
+    except (ValueError, TypeError) as exc:  # a ValidationError is a ValueError
+        raise PairbenchError(
+            f"{root}: scenario {scenario_id!r} is not valid: {str(exc)[:300]}. Fix: follow "
+            "the layout of the study's own scenarios (scenarios/ar001)"
+        ) from None
