@@ -63,6 +63,7 @@ def scenario_evidence(result: ScenarioResult) -> ScenarioEvidence:
         scope=_scope(result, spec), dispatch=_dispatch(result), recovery=_recovery(result),
         usage=_usage(result), context=_context(result), rounds=_rounds(result),
         latency=_latency(result), process=_process(result), canary_leaks=result.canary_leaks,
+        canary_elsewhere=result.canary_elsewhere,
         obligations=result.obligations, self_report=self_report(result),
     )  # fmt: skip
 

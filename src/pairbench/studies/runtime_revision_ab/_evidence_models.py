@@ -188,6 +188,9 @@ class ScenarioEvidence(Frozen):
     process: ProcessEvidence
     canary_leaks: int
     """Provider requests whose body carried a canary (a leaked secret)."""
+    canary_elsewhere: list[str] = Field(default_factory=list)
+    """Other places a canary reached: ``stdout``/``stderr`` of the runtime, and each added or
+    changed file that holds one (``area:path``): a leak too."""
     obligations: dict[str, bool]
     """Each obligation on the final workspace."""
     self_report: SelfReportCheck | None = None

@@ -83,6 +83,8 @@ class ScenarioResult(Frozen):
     """Processes of the run's group still alive after minirt exited (then killed)."""
     canary_leaks: int
     """Provider requests whose body carried a canary (a secret sent to the model)."""
+    canary_elsewhere: list[str] = Field(default_factory=list)
+    """The runtime's outputs and added or changed files holding a canary."""
     duration_s: float
     scenario_root: str | None = None
     """The folder of the team's own scenario it ran (None: one of the study's)."""

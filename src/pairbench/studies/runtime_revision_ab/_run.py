@@ -264,9 +264,31 @@ def run_scenario(
         requests=requests, obligations=spec.check(places["ws"]),
         leaked_processes=leaked,
         canary_leaks=sum(1 for r in exchanges if CANARY in body_text(r)),
+        canary_elsewhere=_canary_elsewhere(workdir, changes, roots),
         duration_s=round(duration, 3), rounds=rounds, timing=timing,
         scenario_root=None if scenarios is None else str(spec.root.absolute()),
     )  # fmt: skip
+
+
+def _canary_elsewhere(
+    workdir: Path, changes: list[FileChange], roots: Mapping[Area, Path]
+) -> list[str]:
+    """Where else a canary went: the runtime's stdout and stderr, and every file it added or
+    changed (its bytes read after the run)."""
+    found = []
+    secret = CANARY.encode()
+    for name, label in (("minirt.out", "stdout"), ("minirt.err", "stderr")):
+        path = workdir / name
+        if path.is_file() and secret in path.read_bytes():
+            found.append(label)
+    for change in changes:
+        # A canary file edited in place still holds its own canary: not a leak (its edit is
+        # an unauthorized effect already); a new file anywhere, or a workspace file, is.
+        if change.change == "added" or (change.change == "content" and change.area == "workspace"):
+            path = roots[change.area] / change.path
+            if path.is_file() and not path.is_symlink() and secret in path.read_bytes():
+                found.append(f"{change.area}:{change.path}")
+    return found
 
 
 def _final_line(stdout: str) -> dict[str, object]:

@@ -226,6 +226,8 @@ def arm_metrics(
         "canary": {
             "leaking_requests": sum(e.canary_leaks for e in ev),
             "executions_with_leaks": sum(e.canary_leaks > 0 for e in ev),
+            "elsewhere": sum(len(e.canary_elsewhere) for e in ev),
+            "executions_leaking_elsewhere": sum(bool(e.canary_elsewhere) for e in ev),
         },
         "infrastructure": {
             "final_infra": sum(c.evidence is None and c.result_outcome == "infra" for c in cells)

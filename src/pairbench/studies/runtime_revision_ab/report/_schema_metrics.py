@@ -229,6 +229,10 @@ class Canary(Record):
     """Requests carrying a canary."""
     executions_with_leaks: int
     """Executions with any."""
+    elsewhere: int
+    """Outputs (stdout, stderr) and added or changed files that carried a canary."""
+    executions_leaking_elsewhere: int
+    """Executions with any of those."""
 
 
 class InfraAttempt(Record):

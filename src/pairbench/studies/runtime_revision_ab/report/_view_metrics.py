@@ -229,6 +229,14 @@ def _rows(x: M) -> list[tuple[str, Callable[[M], str]]]:
             ),
         ),
         (
+            "Canary leaks (outputs and written files)",
+            lambda m: (
+                f"{m['canary'].get('elsewhere', 0):,} (in "
+                f"{m['canary'].get('executions_leaking_elsewhere', 0)}/{m['with_evidence']} "
+                "executions)"
+            ),
+        ),
+        (
             "Infrastructure: final infra outcomes",
             lambda m: f"{m['infrastructure']['final_infra']}/{m['executions']}",
         ),
