@@ -198,6 +198,7 @@ def write_run(folder: str, tasks: int, trials: int, seed: int) -> dict[str, Any]
     from pathlib import Path
 
     from pairbench.store import Journal, RunDir, write_atomic
+    from pairbench.store._events import RunStarted
     from pairbench.store._table import TrialTable
 
     root = Path(folder)
@@ -270,7 +271,7 @@ def write_run(folder: str, tasks: int, trials: int, seed: int) -> dict[str, Any]
     table = TrialTable(cols, categories, calls)
     run_id = "bench-analysis-20261129T000000Z-000000"
     journal = Journal(root / "journal.jsonl")
-    journal.append("run_started", run_id=run_id, planned=n)
+    journal.append(RunStarted(run_id=run_id, planned=n))
     journal.close()
     schedule = {
         "experiment": "bench-analysis",
