@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers.common import cli
+
+pytestmark = pytest.mark.whole_run
 
 BENCH = Path(__file__).parents[2] / "bench" / "case_analysis.py"
 

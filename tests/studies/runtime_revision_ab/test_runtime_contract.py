@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pairbench.studies.runtime_revision_ab import (
     ScenarioEvidence,
     ScenarioResult,
@@ -14,6 +16,8 @@ from pairbench.studies.runtime_revision_ab import (
 )
 from pairbench.studies.runtime_revision_ab._run import RuntimeCommand, run_scenario
 from pairbench.studies.runtime_revision_ab.report._gates import GATES
+
+pytestmark = pytest.mark.whole_run
 
 NOWHERE = "http://127.0.0.1:9/v1"  # the runtime below never asks a model
 
