@@ -34,6 +34,7 @@ EXPECTED = [
     "ScriptedAgent",
     "SpecError",
     "Study",
+    "StudyDataMissing",
     "StudyPlot",
     "StudyReport",
     "StudyRun",
