@@ -34,6 +34,7 @@ def test_public_names_are_deliberate() -> None:
         "hodges_lehmann",
         "holm",
         "mcnemar_exact",
+        "mcnemar_midp",
         "mcnemar_power",
         "mcnemar_sample_size",
         "median",

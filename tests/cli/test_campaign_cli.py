@@ -57,7 +57,8 @@ def test_plan_prints_n_order_estimate_and_smallest_p_and_never_overwrites(
         (wall.screening_campaign_s + (wall.overhead_campaign_s or 0)) * 10, abs=1e-2
     )
     assert wall.low_s is not None and wall.high_s is not None
-    assert wall.low_s <= wall.estimate_s <= wall.high_s
+    # Each bound sums per-scenario seconds rounded to the millisecond: a few ms of slack.
+    assert wall.low_s - 0.02 <= wall.estimate_s <= wall.high_s + 0.02
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Confirmation plan for camp: 5 campaign pairs (run seed 7)")
     assert "Scenario order, identical for every campaign: t2, t0, t1" in lines

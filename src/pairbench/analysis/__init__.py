@@ -45,7 +45,7 @@ from pairbench.analysis._hypotheses import (
     paired_mean_difference,
     paired_rate_equivalence,
 )
-from pairbench.analysis._mcnemar import mcnemar_exact
+from pairbench.analysis._mcnemar import mcnemar_exact, mcnemar_midp
 from pairbench.analysis._median import (
     MedianDifference,
     median,
@@ -94,6 +94,7 @@ __all__ = [
     "hodges_lehmann",
     "holm",
     "mcnemar_exact",
+    "mcnemar_midp",
     "mcnemar_power",
     "mcnemar_sample_size",
     "median",

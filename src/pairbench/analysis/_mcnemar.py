@@ -1,4 +1,4 @@
-"""Exact McNemar test: a binomial test on the discordant pairs."""
+"""Exact McNemar test: a binomial test on the discordant pairs, and its mid-p version."""
 
 from __future__ import annotations
 
@@ -41,6 +41,42 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     # rounds correctly even when 2**n is far beyond float range.
     tail = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
     return min(1.0, 2.0 * tail)
+
+
+def mcnemar_midp(a_only: int, b_only: int) -> float:
+    """Two-sided mid-p McNemar value: ``2 * (P(X <= k) - P(X = k) / 2)`` with ``X`` ~
+    Binomial(n, 1/2), ``k`` the smaller discordant count (capped at 1; 1.0 with no
+    discordant pairs).
+
+    The exact test is conservative: at alpha 0.05 its type-I error rate is about 0.036; the
+    mid-p's is close to the nominal level (Fagerland, Lydersen and Laake 2013, BMC Medical
+    Research Methodology 13:91), which is why reports show it beside the exact p.
+
+    Example::
+
+        >>> round(mcnemar_midp(1, 9), 6)
+        0.011719
+        >>> mcnemar_midp(3, 3), mcnemar_midp(0, 0)
+        (1.0, 1.0)
+
+    Raises:
+        ValueError: a negative or non-integer count.
+    """
+    exact = mcnemar_exact(a_only, b_only)  # validates the counts
+    a, b = int(a_only), int(b_only)
+    n = a + b
+    if n == 0:
+        return 1.0
+    k = min(a, b)
+    if n > _EXACT_LIMIT:
+        from scipy.stats import binom
+
+        point = float(binom.pmf(k, n, 0.5))
+    else:
+        point = math.comb(n, k) / (1 << n)
+    if 2 * k == n:
+        return 1.0  # the observed split is the centre: nothing is more extreme than it
+    return min(1.0, max(0.0, exact - point))
 
 
 _EXACT_LIMIT = 1000
