@@ -5,6 +5,15 @@ from __future__ import annotations
 import math
 
 
+def _discordant(a_only: int, b_only: int) -> tuple[int, int]:
+    """(n, k): the discordant pairs and the smaller count, once the counts are checked."""
+    for name, value in (("a_only", a_only), ("b_only", b_only)):
+        if isinstance(value, bool) or value != int(value) or value < 0:
+            raise ValueError(f"{name} must be a non-negative whole number, got {value!r}")
+    a, b = int(a_only), int(b_only)
+    return a + b, min(a, b)
+
+
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     """Two-sided exact McNemar p value for paired binary outcomes.
 
@@ -23,14 +32,9 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     Raises:
         ValueError: a negative or non-integer count.
     """
-    for name, value in (("a_only", a_only), ("b_only", b_only)):
-        if isinstance(value, bool) or value != int(value) or value < 0:
-            raise ValueError(f"{name} must be a non-negative whole number, got {value!r}")
-    a, b = int(a_only), int(b_only)
-    n = a + b
+    n, k = _discordant(a_only, b_only)
     if n == 0:
         return 1.0
-    k = min(a, b)
     if n > _EXACT_LIMIT:
         # Summing big integers costs ~n^2.7 past here; scipy's binomial CDF (regularized
         # incomplete beta) is accurate to double precision. Imported lazily for start-up.
@@ -62,20 +66,16 @@ def mcnemar_midp(a_only: int, b_only: int) -> float:
     Raises:
         ValueError: a negative or non-integer count.
     """
-    exact = mcnemar_exact(a_only, b_only)  # validates the counts
-    a, b = int(a_only), int(b_only)
-    n = a + b
-    if n == 0:
-        return 1.0
-    k = min(a, b)
+    n, k = _discordant(a_only, b_only)
+    if n == 0 or 2 * k == n:
+        return 1.0  # no evidence, or the observed split is the centre: nothing more extreme
+    exact = mcnemar_exact(a_only, b_only)
     if n > _EXACT_LIMIT:
         from scipy.stats import binom
 
         point = float(binom.pmf(k, n, 0.5))
     else:
         point = math.comb(n, k) / (1 << n)
-    if 2 * k == n:
-        return 1.0  # the observed split is the centre: nothing is more extreme than it
     return min(1.0, max(0.0, exact - point))
 
 
