@@ -13,6 +13,7 @@ import psutil
 import pytest
 from ruamel.yaml import YAML
 
+from helpers.demo_numbers import assert_same_numbers
 from helpers.report_checks import check_proxy_usage_is_never_unmeasured
 from pairbench.freeze._verify_run import verify_run
 from pairbench.studies import Study
@@ -59,6 +60,10 @@ def test_the_demo_screens_plans_approves_confirms_and_reports(
         stages[info["stage"]] = (run_dir, info)
         assert (run_dir / "report.md").is_file() and verify_run(run_dir) == []
         check_proxy_usage_is_never_unmeasured(run_dir)
+    # Issue 31 moved the study's demo and report code: this seed's numbers (outcomes, the
+    # campaigns' counts, the grid) are the ones recorded at 2689c37, before the move.
+    for stage, (run_dir, _) in stages.items():
+        assert_same_numbers(f"rab-{stage}", run_dir)
     screening, confirmation = stages["screening"][0], stages["confirmation"][1]
     (plan_path,) = folder.glob("plan-*.json")
     plan = json.loads(plan_path.read_text(encoding="utf-8"))
