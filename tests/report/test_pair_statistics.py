@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from scipy import stats
 from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
@@ -21,7 +22,8 @@ from pairbench.store._records import TrialResult
 PAIR_KEYS = {
     "a", "b", "declared", "test", "pairs", "unmatched_a", "unmatched_b", "both", "a_only",
     "b_only", "neither", "success_a", "success_b", "difference", "correlation",
-    "mcnemar_exact_p", "mcnemar_holm_p", "metrics", "conditional", "without_replacements",
+    "mcnemar_exact_p", "mcnemar_midp_p", "mcnemar_holm_p", "metrics", "conditional",
+    "without_replacements",
 }  # fmt: skip
 
 
@@ -83,6 +85,12 @@ def test_planted_effect_pair_keys_and_values() -> None:
     table = [[both, a_only], [b_only, neither]]
     assert p["mcnemar_exact_p"] == pytest.approx(mcnemar(table, exact=True).pvalue, abs=1e-12)
     assert p["mcnemar_holm_p"] == p["mcnemar_exact_p"]  # one declared comparison
+    # mid-p (Fagerland et al. 2013): twice the tail below the smaller count plus the point
+    # probability of the observed split, from scipy's binomial.
+    k, n = min(a_only, b_only), a_only + b_only
+    midp = 2.0 * stats.binom.cdf(k - 1, n, 0.5) + stats.binom.pmf(k, n, 0.5)
+    assert p["mcnemar_midp_p"] == pytest.approx(min(1.0, midp), abs=1e-12)
+    assert p["mcnemar_midp_p"] < p["mcnemar_exact_p"]
     assert p["mcnemar_exact_p"] < 0.01
 
 
@@ -131,6 +139,7 @@ def test_undeclared_pairs_have_no_p_anywhere() -> None:
     for p in undeclared:
         for family in (p, p["without_replacements"]):
             assert family["mcnemar_exact_p"] is None and family["mcnemar_holm_p"] is None
+            assert family["mcnemar_midp_p"] is None
         # The p value the report must not show, computed independently.
         _, a_only, b_only, _ = _table(results, p["a"], p["b"])
         hidden = binomtest(min(a_only, b_only), a_only + b_only, 0.5).pvalue
@@ -142,8 +151,9 @@ def test_undeclared_pairs_have_no_p_anywhere() -> None:
         assert rows
         for row in rows:
             assert not re.search(r"p (=|<|&lt;) ?0\.\d", row), row
-        # Only the declared comparison prints a p value (no replacements: one table).
-        assert len(re.findall(r"p (=|<|&lt;) 0\.\d+", text)) == 1
+        # Only the declared comparison prints p values, its exact and its mid-p (no
+        # replacements: one table).
+        assert len(re.findall(r"p (=|<|&lt;) 0\.\d+", text)) == 2
 
 
 def test_holm_with_two_declared_comparisons_matches_statsmodels() -> None:

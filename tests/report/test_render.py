@@ -79,14 +79,15 @@ def test_p_value_only_for_declared_comparison(scenario: RunScenario, render: Ren
     run, results, infra = scenario
     text = render(build_summary(run, results, infra))
     # One declared comparison, shown in the success table and, since an attempt was
-    # replaced, with and without replacements: three p values, all the same.
-    assert re.findall(r"p (?:=|&lt;|<) 0\.\d+", text) == ["p = 0.0156"] * 3  # 2 * 0.5**7
+    # replaced, with and without replacements: three exact p values, all the same, each
+    # with its mid-p beside it (0/7 discordant: exact 2 * 0.5**7, mid-p half of it).
+    assert re.findall(r"p (?:=|&lt;|<) 0\.\d+", text) == ["p = 0.0156", "p = 0.0078"] * 3
     for line in text.splitlines():
         if "baseline vs" in line:  # the undeclared pairs' rows and notes
             assert not re.search(r"p (=|&lt;|<) ?0\.\d", line)
     # Two undeclared pairs: once each in the success table, twice (with, without) in the
-    # replacements table.
-    assert text.count("not declared: no test") == 6
+    # replacements table; each time for the exact and the mid-p column.
+    assert text.count("not declared: no test") == 12
 
 
 @pytest.mark.parametrize("render", [render_markdown, render_html])

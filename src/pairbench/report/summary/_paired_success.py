@@ -11,6 +11,7 @@ from pairbench.analysis import (
     cluster_bootstrap,
     holm,
     mcnemar_exact,
+    mcnemar_midp,
     paired_counts,
     paired_proportion_difference,
     phi_correlation,
@@ -94,6 +95,7 @@ def success_comparison(
         "difference": difference,
         "correlation": correlation,
         "mcnemar_exact_p": mcnemar_exact(counts.a_only, counts.b_only) if declared else None,
+        "mcnemar_midp_p": mcnemar_midp(counts.a_only, counts.b_only) if declared else None,
         "mcnemar_holm_p": None,
     }
 

@@ -101,6 +101,11 @@ class PairedSuccess(Record):
     mcnemar_exact_p: float | None
     """Exact two-sided McNemar p (binomial on the discordant pairs); `null` unless
     `declared`."""
+    mcnemar_midp_p: float | None
+    """Mid-p McNemar (the exact p less half the probability of the observed split; Fagerland
+    et al. 2013: closer to the nominal level than the exact test, which is conservative),
+    shown beside the exact p; the exact p stays the one Holm adjusts. `null` unless
+    `declared`."""
     mcnemar_holm_p: float | None
     """Holm-adjusted `mcnemar_exact_p`, over the declared comparisons of the run within
     this family (with or without replacements): equal to the raw p when only one is
