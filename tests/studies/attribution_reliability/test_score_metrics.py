@@ -28,6 +28,7 @@ from studies.attribution_reliability.ar_score_helpers import (
     quote,
     record,
     report,
+    visit,
 )
 
 
@@ -71,23 +72,28 @@ def test_false_absence_fires_on_product_absence_where_the_target_exists() -> Non
     assert run(record("T01", report(finding()))).metrics.false_absence.k == 0
 
 
-def test_conditional_recall_counts_cases_that_met_the_target() -> None:
+def test_conditional_recall_reads_the_site_audit_and_shows_the_engines_claim() -> None:
     met = Observation(user="u1", step=1, reached_element="Control P01")
     path = Observation(user="u1", step=1, page_url="http://127.0.0.1:9/v/abc/checkout")
     m = run(
         record("P01", report(finding(headline="Widget P01"), observations=[met.model_dump()])),
         record("P02", report(observations=[path.model_dump()])),
-        record("P03", report(finding(headline="Widget P03"))),
+        record("P03", report(finding(headline="Widget P03")), visit=visit(("/checkout", ""))),
+        record("P04", report(), visit=visit(("/", "Press Control P04 to pay"))),
     ).metrics
+    # The site saw P03 on an encounter path and served P04 an encounter term.
     assert (m.recall_met_target.k, m.recall_met_target.n) == (1, 2)
+    # The engines' own observations claim P01 and P02: shown beside, not the metric.
+    assert (m.recall_met_target_claimed.k, m.recall_met_target_claimed.n) == (1, 2)
     assert (m.recall.k, m.recall.n) == (2, 10)
 
 
-def test_audit_hits_are_shown_and_never_scored() -> None:
+def test_without_a_visit_record_the_audit_paths_say_where_the_user_went() -> None:
     card = run(record("P01", report(), audit_paths=["/", "/checkout/pay"]))
     p01 = next(s for s in card.sessions if s.case == "P01" and s.trial == 0)
-    assert p01.audit_hits == ["/checkout/pay"] and p01.met_target is False
-    assert card.metrics.recall_met_target.n == 0
+    assert p01.audit_hits == ["/checkout/pay"] and p01.met_target is True
+    assert p01.met_target_claimed is False and p01.never_visited is None
+    assert card.metrics.recall_met_target.n == 1
 
 
 def test_abstention_counts_candidates_without_unsupported_findings() -> None:
