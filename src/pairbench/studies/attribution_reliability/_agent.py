@@ -110,15 +110,26 @@ class AttributionAdapter:
         digest = hashlib.sha256(identity.model_dump_json().encode()).hexdigest()
         return [(f"engines:{arm}", f"{identity.adapter} {identity.engine}", digest)]
 
-    def _manifests(self) -> tuple[dict[str, Case], dict[str, Package]]:
-        cases = Path(self.settings.cases) if self.settings.cases else CASES_FILE
-        packages = Path(self.settings.packages) if self.settings.packages else PACKAGES_FILE
-        return load_cases(cases), load_packages(packages)
+    def _manifests(self, root: Path | None) -> tuple[Path, Path]:
+        """The arm's ``cases:`` / ``packages:``, else the experiment's copies (the bytes its
+        lock hashed, which the report scores), else the study's."""
+
+        def pick(setting: str | None, name: str, study: Path) -> Path:
+            if setting:
+                return Path(setting)
+            mine = root / name if root is not None else None
+            return mine if mine is not None and mine.is_file() else study
+
+        return (
+            pick(self.settings.cases, "cases.json", CASES_FILE),
+            pick(self.settings.packages, "packages.json", PACKAGES_FILE),
+        )
 
     async def run(self, ctx: AgentContext) -> AgentOutput:
         from pairbench.studies.attribution_reliability.site import serve_case
 
-        cases, packages = self._manifests()
+        manifests = self._manifests(ctx.experiment_root)
+        cases, packages = load_cases(manifests[0]), load_packages(manifests[1])
         name = ctx.task.upper()
         entry: Case | Package
         if name in cases:
@@ -187,6 +198,7 @@ class AttributionAdapter:
             audit_paths=audit,
             visit=visit,
             engine=self._identity(),
+            manifests=[str(p.resolve()) for p in manifests],
             preflight=statuses,
             latency_ms=(time.monotonic() - started) * 1000,
             **_cost(outcome.report),

@@ -39,6 +39,8 @@ class SessionEvidence(Frozen):
     the preflight's and any recording's included."""
     visit: SiteVisit | None = None
     """The site's evidence of the visit (``_visit``); ``None`` in evidence written before it."""
+    manifests: list[str] = Field(default_factory=list)
+    """The ``cases.json`` and ``packages.json`` the session ran from (the grader reads them)."""
     engine: EngineIdentity | None = None
     """The engine as it ran this session (program, source hash, commit, models...)."""
     preflight: list[int] = Field(default_factory=list)

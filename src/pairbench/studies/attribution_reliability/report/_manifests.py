@@ -8,10 +8,11 @@ or was edited since, the study's copy if it has the hashed bytes. No copy with t
 is not scored (``StudyDataMissing``, naming the file and the fix), since a truth changed
 after the run would otherwise move the score in silence, or be ignored in silence.
 
-The sessions themselves ran from the adapter's copies (the study's, or the arm's
-``cases:`` / ``packages:`` setting): what an engine was given and which site it met (a
-case's goal and fixture, a package's users and narration) must be the same in the copy
-that scores it, or the run scored is not the run that ran; that is refused the same way.
+The sessions ran from the adapter's copies: the arm's ``cases:`` / ``packages:`` setting,
+else the experiment's (the same hashed bytes). What an engine was given and which site it
+met (a case's goal and fixture, a package's users and narration) must be the same in the
+copy that scores it, or the run scored is not the run that ran; that is refused the same
+way.
 
 **Usage**::
 
@@ -128,8 +129,9 @@ def run_manifests(run_dir: Path, run: RunRecord, settings: Mapping[str, Any]) ->
     try:
         cases = load_cases(Path(picked["cases.json"].path))
         packages = load_packages(Path(picked["packages.json"].path))
-        ran_cases = load_cases(Path(settings.get("cases") or CASES_FILE))
-        ran_packages = load_packages(Path(settings.get("packages") or PACKAGES_FILE))
+        # The adapter read the arm's setting, else the experiment's copy: the hashed bytes.
+        ran_cases = load_cases(Path(settings.get("cases") or picked["cases.json"].path))
+        ran_packages = load_packages(Path(settings.get("packages") or picked["packages.json"].path))
     except SpecError as exc:
         raise StudyDataMissing(str(exc)) from exc
     _same_run("cases.json", dict(cases), dict(ran_cases), picked["cases.json"].path)
