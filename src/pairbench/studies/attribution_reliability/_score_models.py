@@ -288,12 +288,15 @@ class ManifestSource(Frozen):
     """Which copy of a manifest the scorer read."""
 
     name: Literal["cases.json", "packages.json"]
+    """Which manifest."""
     source: Literal["experiment", "study"]
     """``experiment``: the experiment's copy, the bytes its lock hashed; ``study``: the
     study's own (a run whose lock names no copy, or whose experiment folder is gone while
     the study's copy has the hashed bytes)."""
     path: str
+    """Where it was read from, when the report was built."""
     sha256: str
+    """SHA-256 of the bytes read: the lock's, for a locked run."""
 
 
 class Scorecard(Frozen):
@@ -314,11 +317,13 @@ class Scorecard(Frozen):
     """The engine as its sessions ran it (adapter, program or target, source hash, commit,
     models, pinned env); ``None`` when no session recorded one. Never scored."""
     run_id: str | None = None
+    """The run scored (its folder's name)."""
     lock_sha256: str | None = None
     """SHA-256 of the run's ``lock.json``: the pre-registration it ran under."""
     sitting: int | None = None
     """Which sitting of the held-out set under this lock (1 the first)."""
     manifests: list[ManifestSource] = Field(default_factory=list)
+    """The ``cases.json`` and ``packages.json`` the scorer read (the ones the lock hashed)."""
     evidence_stuffing_share: float = 0.5
     """The declared threshold: a finding whose evidence holds more than this share of a
     served page's distinct words is listed as evidence stuffing (no number changes)."""
