@@ -9,6 +9,7 @@ from typing import Any
 
 from pairbench.studies.attribution_reliability._manifest import Case, Package
 from pairbench.studies.attribution_reliability._score_models import SessionRecord
+from pairbench.studies.attribution_reliability._visit import SiteVisit
 from pairbench.studies.attribution_reliability.engines._models import (
     EngineReport,
     Evidence,
@@ -151,3 +152,16 @@ def quiet_run() -> list[SessionRecord]:
     out += [record(c, report(), trial=t) for t in (1, 2) for c in REPEAT_SUBSET]
     out += [record(p, report()) for p, v in packages.items() if v.set == "held-out"]
     return out
+
+
+def visit(*pages: tuple[str, str], mode: str = "scan") -> dict[str, Any]:
+    """A site visit (as JSON) in which the engine loaded each (path, words shown) page."""
+    hits = [
+        {"t_s": float(i), "method": "GET", "path": path, "status": 200, "kind": "page"}
+        for i, (path, _) in enumerate(pages)
+    ]
+    texts = [{"path": path, "by": "engine", "text": text} for path, text in pages if text]
+    return SiteVisit.model_validate(
+        {"mode": mode, "users": 1, "budget": {}, "requests": len(hits), "pairbench_requests": 1,
+         "actions": len(hits), "pages": [p for p, _ in pages], "hits": hits, "texts": texts}
+    ).model_dump(mode="json")  # fmt: skip

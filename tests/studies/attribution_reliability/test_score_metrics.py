@@ -9,6 +9,7 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from pairbench._errors import SpecError
+from pairbench.studies.attribution_reliability._manifest import REPEAT_SUBSET
 from pairbench.studies.attribution_reliability._score import (
     load_manual_review,
     read_results,
@@ -28,6 +29,7 @@ from studies.attribution_reliability.ar_score_helpers import (
     quote,
     record,
     report,
+    visit,
 )
 
 
@@ -71,23 +73,28 @@ def test_false_absence_fires_on_product_absence_where_the_target_exists() -> Non
     assert run(record("T01", report(finding()))).metrics.false_absence.k == 0
 
 
-def test_conditional_recall_counts_cases_that_met_the_target() -> None:
+def test_conditional_recall_reads_the_site_audit_and_shows_the_engines_claim() -> None:
     met = Observation(user="u1", step=1, reached_element="Control P01")
     path = Observation(user="u1", step=1, page_url="http://127.0.0.1:9/v/abc/checkout")
     m = run(
         record("P01", report(finding(headline="Widget P01"), observations=[met.model_dump()])),
         record("P02", report(observations=[path.model_dump()])),
-        record("P03", report(finding(headline="Widget P03"))),
+        record("P03", report(finding(headline="Widget P03")), visit=visit(("/checkout", ""))),
+        record("P04", report(), visit=visit(("/", "Press Control P04 to pay"))),
     ).metrics
+    # The site saw P03 on an encounter path and served P04 an encounter term.
     assert (m.recall_met_target.k, m.recall_met_target.n) == (1, 2)
+    # The engines' own observations claim P01 and P02: shown beside, not the metric.
+    assert (m.recall_met_target_claimed.k, m.recall_met_target_claimed.n) == (1, 2)
     assert (m.recall.k, m.recall.n) == (2, 10)
 
 
-def test_audit_hits_are_shown_and_never_scored() -> None:
+def test_without_a_visit_record_the_audit_paths_say_where_the_user_went() -> None:
     card = run(record("P01", report(), audit_paths=["/", "/checkout/pay"]))
     p01 = next(s for s in card.sessions if s.case == "P01" and s.trial == 0)
-    assert p01.audit_hits == ["/checkout/pay"] and p01.met_target is False
-    assert card.metrics.recall_met_target.n == 0
+    assert p01.audit_hits == ["/checkout/pay"] and p01.met_target is True
+    assert p01.met_target_claimed is False and p01.never_visited is None
+    assert card.metrics.recall_met_target.n == 1
 
 
 def test_abstention_counts_candidates_without_unsupported_findings() -> None:
@@ -264,3 +271,35 @@ def test_results_json_carries_both_versions(tmp_path: Path) -> None:
     assert read_results(path) == run()
     assert (data["scorer_version"], data["protocol_version"]) == ("1.0", "1.0")
     assert Scorecard.model_validate_json(run().model_dump_json()) == run()
+
+
+def test_repeatability_counts_only_cases_with_three_completed_runs() -> None:
+    m = run(drop=(("T04", 2),)).metrics
+    assert (m.repeatability.k, m.repeatability.n, m.repeatability.not_run) == (9, 9, 1)
+    assert (m.exact_agreement.n, m.pairwise_agreement.n) == (9, 28)  # T04's one whole pair
+    assert m.recall.not_run == 0 and m.false_blame.not_run == 0  # T04's first run ran
+
+
+def test_not_run_sessions_never_read_as_agreement_and_are_counted_beside_every_metric() -> None:
+    first_only = tuple((c, t) for c in REPEAT_SUBSET for t in (1, 2))
+    card = run(drop=(*first_only, ("P03", 0), ("K01", 0)))
+    m = card.metrics
+    assert (m.repeatability.n, m.repeatability.not_run) == (0, 10)  # not "10/10"
+    assert (m.recall.n, m.recall.not_run) == (10, 1)  # inside n: a miss (protocol §6)
+    assert (m.precision.not_run, m.false_blame.not_run, m.rejection.not_run) == (1, 0, 1)
+    assert card.not_run == 22
+
+
+def test_evidence_that_holds_a_page_is_listed_and_changes_no_number() -> None:
+    page = " ".join(f"word{i}" for i in range(60))
+    pasted = report(finding(headline="Widget P01", evidence=page))
+    quoted = report(finding(headline="Widget P01", evidence="word3 word4"))
+    stuffed = run(record("P01", pasted, visit=visit(("/", page))))
+    clean = run(record("P01", quoted, visit=visit(("/", page))))
+    assert stuffed.metrics == clean.metrics
+    (e,) = next(s for s in stuffed.sessions if s.case == "P01" and s.trial == 0).evidence
+    assert (e.stuffing, e.share, e.page_words, e.page) == (True, 1.0, 60, "/")
+    assert stuffed.evidence_stuffing and not clean.evidence_stuffing
+    # A short reply fully quoted is too short to tell (fewer than 30 distinct words).
+    short = run(record("P01", pasted, visit=visit(("/api", "word1 word2"))))
+    assert not short.evidence_stuffing

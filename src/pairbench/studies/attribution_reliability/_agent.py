@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import httpx
 from pydantic import Field
 
+from pairbench._errors import SpecError
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
 from pairbench.agents._settings import AdapterSettings
 from pairbench.store._records import Metric
@@ -42,6 +43,8 @@ from pairbench.studies.attribution_reliability._manifest import (
 )
 from pairbench.studies.attribution_reliability._score_models import SessionFailure
 from pairbench.studies.attribution_reliability._session import SessionEvidence
+from pairbench.studies.attribution_reliability._visit import site_visit
+from pairbench.studies.attribution_reliability.engines._identity import EngineIdentity
 from pairbench.studies.attribution_reliability.engines._models import (
     Budget,
     EngineReport,
@@ -68,6 +71,9 @@ class AttributionSettings(AdapterSettings):
     """Per-user budgets sent in the request (the protocol's 10 actions, 130 s)."""
     preflight_retry_s: float = Field(default=30.0, ge=0)
     """How long the preflight waits before its one retry."""
+    evidence_stuffing_share: float = Field(default=0.5, gt=0, le=1)
+    """The report lists a finding whose evidence holds more than this share of a served
+    page's distinct words as evidence stuffing (shown beside the score; no number changes)."""
     cases: str | None = None
     """Another ``cases.json`` (tests); the study's by default."""
     packages: str | None = None
@@ -104,15 +110,26 @@ class AttributionAdapter:
         digest = hashlib.sha256(identity.model_dump_json().encode()).hexdigest()
         return [(f"engines:{arm}", f"{identity.adapter} {identity.engine}", digest)]
 
-    def _manifests(self) -> tuple[dict[str, Case], dict[str, Package]]:
-        cases = Path(self.settings.cases) if self.settings.cases else CASES_FILE
-        packages = Path(self.settings.packages) if self.settings.packages else PACKAGES_FILE
-        return load_cases(cases), load_packages(packages)
+    def _manifests(self, root: Path | None) -> tuple[Path, Path]:
+        """The arm's ``cases:`` / ``packages:``, else the experiment's copies (the bytes its
+        lock hashed, which the report scores), else the study's."""
+
+        def pick(setting: str | None, name: str, study: Path) -> Path:
+            if setting:
+                return Path(setting)
+            mine = root / name if root is not None else None
+            return mine if mine is not None and mine.is_file() else study
+
+        return (
+            pick(self.settings.cases, "cases.json", CASES_FILE),
+            pick(self.settings.packages, "packages.json", PACKAGES_FILE),
+        )
 
     async def run(self, ctx: AgentContext) -> AgentOutput:
         from pairbench.studies.attribution_reliability.site import serve_case
 
-        cases, packages = self._manifests()
+        manifests = self._manifests(ctx.experiment_root)
+        cases, packages = load_cases(manifests[0]), load_packages(manifests[1])
         name = ctx.task.upper()
         entry: Case | Package
         if name in cases:
@@ -144,8 +161,18 @@ class AttributionAdapter:
                     budget=self.settings.budget, model_seed=ctx.model_seed, sessions=sessions,
                 )  # fmt: skip
             ctx.transcript.emit("engine_request", keys=sorted(request.wire()))
+            # Every hit that arrives from here on is the engine's (``_visit``).
+            engine_started = time.monotonic()
             outcome = await self._engine(request, ctx)
             provider_refused(outcome.report, ctx.signals)
+            visit = site_visit(
+                site.audit, since=engine_started, slug=site.slug, mode=request.mode,
+                budget=request.budget, users=len(personas),
+                recording=[
+                    (f"recording:{s.user}:{step.step}", step.snapshot)
+                    for s in request.sessions or [] for step in s.steps
+                ],
+            )  # fmt: skip
             audit = [
                 ("" if hit.origin == "main" else "other:") + _relative(hit.path, site.slug)
                 for hit in site.audit
@@ -169,6 +196,9 @@ class AttributionAdapter:
             if outcome.report is not None
             else (outcome.raw_stdout or "")[:_RAW_CAP],
             audit_paths=audit,
+            visit=visit,
+            engine=self._identity(),
+            manifests=[str(p.resolve()) for p in manifests],
             preflight=statuses,
             latency_ms=(time.monotonic() - started) * 1000,
             **_cost(outcome.report),
@@ -176,6 +206,16 @@ class AttributionAdapter:
         stored = evidence.model_dump(mode="json", by_alias=True)
         ctx.transcript.emit("session_evidence", evidence=stored)
         return _output(evidence, json.dumps(stored, sort_keys=True))
+
+    def _identity(self) -> EngineIdentity | None:
+        """The engine as it ran this session (results.json names it); ``None`` when its
+        program cannot be read (the lock refuses a held-out run before that)."""
+        from pairbench.studies.attribution_reliability.engines import engine_identity
+
+        try:
+            return engine_identity(self.spec, Path.cwd())
+        except SpecError:
+            return None
 
     async def _preflight(self, url: str) -> list[int]:
         """GET the start page as an ordinary browser would, no redirects; one retry."""

@@ -11,12 +11,20 @@ evidence in ``grade.details["session"]``.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pydantic import ValidationError
 
 from pairbench.grading._protocol import GradeInput
 from pairbench.store._records import Grade
-from pairbench.studies.attribution_reliability._manifest import load_cases, load_packages
+from pairbench.studies.attribution_reliability._manifest import (
+    CASES_FILE,
+    PACKAGES_FILE,
+    Case,
+    Package,
+    load_cases,
+    load_packages,
+)
 from pairbench.studies.attribution_reliability._score import score_session
 from pairbench.studies.attribution_reliability._session import SessionEvidence
 
@@ -31,7 +39,7 @@ def grade_attribution(inp: GradeInput) -> Grade:
             outcome="parse_failure",
             reason=f"the answer is not the attribution adapter's session evidence: {exc}"[:400],
         )
-    cases, packages = load_cases(), load_packages()
+    cases, packages = _manifests(evidence)
     item = cases.get(evidence.case) if evidence.kind == "e2e" else packages.get(evidence.case)
     if item is None:
         return Grade(outcome="parse_failure", reason=f"no manifest entry {evidence.case!r}")
@@ -50,3 +58,13 @@ def grade_attribution(inp: GradeInput) -> Grade:
         reason=f"{item.truth}: {why}; outcome {scored.outcome}",
         details=details,
     )
+
+
+def _manifests(evidence: SessionEvidence) -> tuple[dict[str, Case], dict[str, Package]]:
+    """The manifests the session ran from (the experiment's copies, say), so a truth the
+    experiment changed grades its trials as the report scores them; the study's copies for
+    evidence that names none, or names files no longer there."""
+    paths = [Path(p) for p in evidence.manifests]
+    cases = paths[0] if len(paths) == 2 and paths[0].is_file() else CASES_FILE
+    packages = paths[1] if len(paths) == 2 and paths[1].is_file() else PACKAGES_FILE
+    return load_cases(cases), load_packages(packages)

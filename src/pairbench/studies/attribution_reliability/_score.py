@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from pairbench._errors import SpecError
 from pairbench.studies.attribution_reliability._manifest import REPEAT_SUBSET, Case, Package
@@ -21,16 +22,19 @@ from pairbench.studies.attribution_reliability._score_metrics import (
     package_results,
 )
 from pairbench.studies.attribution_reliability._score_models import (
+    ManifestSource,
     Scorecard,
     SessionFailure,
     SessionRecord,
     SessionScore,
 )
-from pairbench.studies.attribution_reliability._score_text import (
-    met_target,
-    path_matches,
-    supported,
+from pairbench.studies.attribution_reliability._score_text import met_target, supported
+from pairbench.studies.attribution_reliability._score_visit import (
+    DEFAULT_STUFFING_SHARE,
+    evidence_stats,
+    site_met_target,
 )
+from pairbench.studies.attribution_reliability.engines._identity import EngineIdentity
 
 Key = tuple[str, str, int]
 
@@ -41,15 +45,19 @@ def score(
     packages: Mapping[str, Package],
     *,
     engine: str,
-    engine_identity: Mapping[str, str] | None = None,
+    engine_identity: EngineIdentity | None = None,
     manual_review: Mapping[str, str] | None = None,
+    run: RunMeta | None = None,
+    evidence_stuffing_share: float = DEFAULT_STUFFING_SHARE,
 ) -> Scorecard:
     """Score one arm's held-out run.
 
     Only held-out manifest entries are scored; a record naming a calibration case, an
     unknown id, a repeat trial outside the repeat subset, or the same session twice is
     refused (``SpecError``), so calibration can never leak into a result. A held-out
-    session with no record scores as not run.
+    session with no record scores as not run. ``run`` names the run, its lock, sitting
+    and the manifests read; ``evidence_stuffing_share`` lists findings that pasted a page
+    (beside the score: it changes no number).
 
     **Usage**::
 
@@ -69,13 +77,22 @@ def score(
         **{(k, "e2e"): c for k, c in held_cases.items()},
         **{(k, "package"): p for k, p in held_packages.items()},
     }
-    sessions = {key: score_session(rec, items[key[0], key[1]]) for key, rec in filled.items()}
+    sessions = {
+        key: score_session(rec, items[key[0], key[1]], evidence_stuffing_share)
+        for key, rec in filled.items()
+    }
+    meta = run or RunMeta()
 
     first = [sessions[(c, "e2e", 0)] for c in held_cases]
     pkgs = [sessions[(p, "package", 0)] for p in held_packages]
     return Scorecard(
         engine=engine,
-        engine_identity=dict(engine_identity or {}),
+        engine_identity=engine_identity,
+        run_id=meta.run_id,
+        lock_sha256=meta.lock_sha256,
+        sitting=meta.sitting,
+        manifests=list(meta.manifests),
+        evidence_stuffing_share=evidence_stuffing_share,
         metrics=metrics(filled, sessions, held_cases, held_packages, repeat),
         per_class=class_results(first),
         confusion=confusion(first),
@@ -90,10 +107,43 @@ def score(
             for s in sessions.values()
             if s.status == "not_run"
         ],
+        not_run=sum(s.status == "not_run" for s in sessions.values()),
+        **_flags(sessions.values()),
     )
 
 
-def score_session(record: SessionRecord, item: Case | Package) -> SessionScore:
+class RunMeta(NamedTuple):
+    """Which run a scorecard scores (results.json names it)."""
+
+    run_id: str | None = None
+    lock_sha256: str | None = None
+    sitting: int | None = None
+    manifests: tuple[ManifestSource, ...] = ()
+
+
+def _flags(sessions: Iterable[SessionScore]) -> dict[str, list[str]]:
+    never, over, stuffed = [], [], []
+    for s in sessions:
+        where = f"{s.case} ({s.kind}, trial {s.trial})"
+        if s.never_visited:
+            never.append(f"{where}: the engine sent the site no request; {s.published} "
+                         "finding(s) published")  # fmt: skip
+        if s.over_budget:
+            over.append(f"{where}: {'; '.join(s.over_budget)}")
+        stuffed += [
+            f"{where} {e.finding}: evidence of {e.chars} characters holds "
+            f"{100 * e.share:.0f}% of the {e.page_words} words of {e.page}"
+            for e in s.evidence
+            if e.stuffing
+        ]
+    return {"never_visited": never, "over_budget": over, "evidence_stuffing": stuffed}
+
+
+def score_session(
+    record: SessionRecord,
+    item: Case | Package,
+    evidence_stuffing_share: float = DEFAULT_STUFFING_SHARE,
+) -> SessionScore:
     """One session against its manifest entry."""
     report = record.report
     findings = report.findings if report is not None else []
@@ -105,11 +155,14 @@ def score_session(record: SessionRecord, item: Case | Package) -> SessionScore:
     else:
         outcome = "nothing"
     met: bool | None = None
+    claimed: bool | None = None
     hits: list[str] = []
     if isinstance(item, Case):
-        hits = [p for p in record.audit_paths if path_matches(p, item.encounter_paths)]
+        seen, hits = site_met_target(record, item)
         if item.truth == "PRODUCT":
-            met = report is not None and met_target(report.observations, item)
+            met = seen
+            claimed = report is not None and met_target(report.observations, item)
+    visit = record.visit
     return SessionScore(
         case=record.case,
         kind=record.kind,
@@ -122,7 +175,15 @@ def score_session(record: SessionRecord, item: Case | Package) -> SessionScore:
         published=len(findings),
         supported=n_supported,
         met_target=met,
+        met_target_claimed=claimed,
         audit_hits=hits,
+        never_visited=None if visit is None else visit.never_visited,
+        site_requests=None if visit is None else visit.requests,
+        site_actions=None if visit is None else visit.actions,
+        site_pages=[] if visit is None else visit.pages,
+        last_request_s=None if visit is None else visit.last_s,
+        over_budget=[] if visit is None else visit.over_budget,
+        evidence=evidence_stats(findings, visit, evidence_stuffing_share),
     )
 
 

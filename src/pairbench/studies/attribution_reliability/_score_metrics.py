@@ -48,31 +48,65 @@ def metrics(
     product = [s for s in first if s.truth == "PRODUCT"]
     not_product = [s for s in first if s.truth == "NOT_PRODUCT"]
     met = [s for s in product if s.met_target]
+    claimed = [s for s in product if s.met_target_claimed]
     candidates = [s for s in first if s.truth != "PRODUCT" and s.outcome != "nothing"]
     rejection, removed, valid = _sentences(records, packages)
     runs = [[sessions[(c, "e2e", t)] for t in (0, 1, 2)] for c in repeat]
-    flags = [[s.outcome == "blamed" for s in r] for r in runs]
-    pairs = [(f[a], f[b]) for f in flags for a, b in ((0, 1), (0, 2), (1, 2))]
+    # Repeatability asks whether three runs agree: a case with a run that never happened
+    # has nothing to agree with (scored as nothing, three not-run rounds would "agree").
+    done = [r for r in runs if all(s.status != "not_run" for s in r)]
+    left_out = len(runs) - len(done)
+    flags = [[s.outcome == "blamed" for s in r] for r in done]
+    both = [
+        (r[a], r[b])
+        for r in runs
+        for a, b in ((0, 1), (0, 2), (1, 2))
+        if r[a].status != "not_run" and r[b].status != "not_run"
+    ]
+    pairs = [(a.outcome == "blamed", b.outcome == "blamed") for a, b in both]
+    nr_first = _not_run(first)
+    nr_pkgs = _not_run(sessions[(p, "package", 0)] for p in packages)
+    target = [(c, "e2e", 0) for c, case in cases.items() if case.target_exists]
+    target += [(p, "package", 0) for p, pkg in packages.items() if pkg.target_exists]
     return Metrics(
-        precision=Proportion.of(sum(s.supported for s in first), sum(s.published for s in first)),
+        precision=Proportion.of(
+            sum(s.supported for s in first), sum(s.published for s in first), nr_first
+        ),
         false_blame=Proportion.of(
-            _count(s.outcome == "blamed" for s in not_product), len(not_product)
+            _count(s.outcome == "blamed" for s in not_product),
+            len(not_product),
+            _not_run(not_product),
         ),
-        recall=Proportion.of(_count(s.supported > 0 for s in product), len(product)),
-        recall_met_target=Proportion.of(_count(s.supported > 0 for s in met), len(met)),
+        recall=Proportion.of(
+            _count(s.supported > 0 for s in product), len(product), _not_run(product)
+        ),
+        recall_met_target=Proportion.of(
+            _count(s.supported > 0 for s in met), len(met), _not_run(product)
+        ),
+        recall_met_target_claimed=Proportion.of(
+            _count(s.supported > 0 for s in claimed), len(claimed), _not_run(product)
+        ),
         abstention=Proportion.of(
-            _count(s.published == s.supported for s in candidates), len(candidates)
+            _count(s.published == s.supported for s in candidates),
+            len(candidates),
+            _not_run(s for s in first if s.truth != "PRODUCT"),
         ),
-        rejection=rejection,
-        removed_from_pool=removed,
-        valid_kept=valid,
-        false_absence=_false_absence(records, cases, packages),
-        repeatability=Proportion.of(_count(len(set(f)) == 1 for f in flags), len(flags)),
+        rejection=rejection.model_copy(update={"not_run": nr_pkgs}),
+        removed_from_pool=removed.model_copy(update={"not_run": nr_pkgs}),
+        valid_kept=valid.model_copy(update={"not_run": nr_pkgs}),
+        false_absence=_false_absence(records, cases, packages).model_copy(
+            update={"not_run": _not_run(sessions[k] for k in target)}
+        ),
+        repeatability=Proportion.of(_count(len(set(f)) == 1 for f in flags), len(flags), left_out),
         exact_agreement=Proportion.of(
-            _count(len({s.outcome for s in r}) == 1 for r in runs), len(runs)
+            _count(len({s.outcome for s in r}) == 1 for r in done), len(done), left_out
         ),
-        pairwise_agreement=Proportion.of(_count(a == b for a, b in pairs), len(pairs)),
+        pairwise_agreement=Proportion.of(_count(a == b for a, b in pairs), len(pairs), left_out),
     )
+
+
+def _not_run(group: Iterable[SessionScore]) -> int:
+    return sum(1 for s in group if s.status == "not_run")
 
 
 def _count(flags: Iterable[bool]) -> int:
@@ -166,10 +200,16 @@ def package_results(pkgs: Sequence[SessionScore]) -> PackageResults:
     product = [s for s in pkgs if s.truth == "PRODUCT"]
     not_product = [s for s in pkgs if s.truth == "NOT_PRODUCT"]
     return PackageResults(
-        precision=Proportion.of(sum(s.supported for s in pkgs), sum(s.published for s in pkgs)),
-        recall=Proportion.of(_count(s.supported > 0 for s in product), len(product)),
+        precision=Proportion.of(
+            sum(s.supported for s in pkgs), sum(s.published for s in pkgs), _not_run(pkgs)
+        ),
+        recall=Proportion.of(
+            _count(s.supported > 0 for s in product), len(product), _not_run(product)
+        ),
         false_blame=Proportion.of(
-            _count(s.outcome == "blamed" for s in not_product), len(not_product)
+            _count(s.outcome == "blamed" for s in not_product),
+            len(not_product),
+            _not_run(not_product),
         ),
     )
 

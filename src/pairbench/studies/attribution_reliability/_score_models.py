@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from pairbench._model import Frozen
 from pairbench.analysis._wilson import wilson
+from pairbench.studies.attribution_reliability._visit import SiteVisit
+from pairbench.studies.attribution_reliability.engines._identity import EngineIdentity
 from pairbench.studies.attribution_reliability.engines._models import EngineReport
 
 SCORER_VERSION: Literal["1.0"] = "1.0"
@@ -69,7 +71,11 @@ class SessionRecord(Frozen):
     cost_provenance: CostProvenance = "missing"
     latency_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     audit_paths: list[str] = Field(default_factory=list)
-    """Site paths the fixture's audit log saw, relative to ``/v/<slug>`` (unscored)."""
+    """Site paths the fixture's audit log saw, relative to ``/v/<slug>`` (the preflight's
+    and any recording's included)."""
+    visit: SiteVisit | None = None
+    """The site's evidence of the visit; ``None`` for evidence written before it (then
+    ``audit_paths`` alone says where the user went)."""
     protocol_version: Literal["1.0"] = PROTOCOL_VERSION
 
     @model_validator(mode="after")
@@ -101,13 +107,17 @@ class Proportion(Frozen):
     n: int = Field(ge=0)
     wilson_low: float | None
     wilson_high: float | None
+    not_run: int = Field(default=0, ge=0)
+    """Sessions of this metric's population that were not run: inside ``n``, scored as
+    nothing (protocol §6), except for repeatability, whose ``n`` counts only cases with
+    three completed runs (there they are the cases left out)."""
 
     @classmethod
-    def of(cls, k: int, n: int) -> Proportion:
+    def of(cls, k: int, n: int, not_run: int = 0) -> Proportion:
         if n == 0:
-            return cls(k=0, n=0, wilson_low=None, wilson_high=None)
+            return cls(k=0, n=0, wilson_low=None, wilson_high=None, not_run=not_run)
         p = wilson(k, n, 0.95)
-        return cls(k=k, n=n, wilson_low=p.low, wilson_high=p.high)
+        return cls(k=k, n=n, wilson_low=p.low, wilson_high=p.high, not_run=not_run)
 
     @property
     def defined(self) -> bool:
@@ -126,6 +136,22 @@ class Proportion(Frozen):
         )
 
 
+class FindingEvidence(Frozen):
+    """How much of a page one finding's evidence pasted (shown beside the score; unscored)."""
+
+    finding: str
+    chars: int
+    """Characters of the finding's evidence text."""
+    page: str | None
+    """The served page (or recorded snapshot) whose words it covers most; ``None``: no page."""
+    page_words: int
+    """Distinct words that page showed."""
+    share: float
+    """Share of those words the evidence contains (0 to 1)."""
+    stuffing: bool
+    """``share`` is above the run's declared threshold (``evidence_stuffing_share``)."""
+
+
 class SessionScore(Frozen):
     """How one session scored (E2E first runs, repeat rounds and packages alike)."""
 
@@ -141,9 +167,24 @@ class SessionScore(Frozen):
     published: int
     supported: int
     met_target: bool | None = None
-    """E2E PRODUCT cases only: the user demonstrably met the target."""
+    """E2E PRODUCT cases only: the user demonstrably met the target, by the site's audit
+    (a request on an encounter path, or an encounter term in a response served to the
+    engine); recall's conditional form reads this."""
+    met_target_claimed: bool | None = None
+    """E2E PRODUCT cases only: the engine's own observations say so (shown beside)."""
     audit_hits: list[str] = Field(default_factory=list)
-    """Audit-log paths matching the case's encounter paths (shown, unscored)."""
+    """The engine's requests on the case's encounter paths (all audit paths, pairbench's
+    preflight included, for evidence written before the visit record)."""
+    never_visited: bool | None = None
+    """An E2E session whose engine sent the site no request; ``None``: no audit to tell."""
+    site_requests: int | None = None
+    site_actions: int | None = None
+    """Page loads and calls the site saw from the engine (a lower bound of its actions)."""
+    site_pages: list[str] = Field(default_factory=list)
+    last_request_s: float | None = None
+    over_budget: list[str] = Field(default_factory=list)
+    """Why the site saw the session over the per-user budget (empty: within it)."""
+    evidence: list[FindingEvidence] = Field(default_factory=list)
 
     @property
     def column(self) -> ConfusionColumn:
@@ -195,7 +236,9 @@ class Metrics(Frozen):
     recall: Proportion
     """3: PRODUCT E2E cases with ≥1 supported finding / PRODUCT E2E cases."""
     recall_met_target: Proportion
-    """3, conditional: over PRODUCT cases whose user met the target."""
+    """3, conditional: over PRODUCT cases whose user met the target by the site's audit."""
+    recall_met_target_claimed: Proportion
+    """3, beside: over PRODUCT cases whose engine says its user met the target."""
     abstention: Proportion
     """4: candidate-problem NOT_PRODUCT/INCONCLUSIVE cases with no unsupported finding."""
     rejection: Proportion
@@ -207,11 +250,12 @@ class Metrics(Frozen):
     false_absence: Proportion
     """6: target-exists cases (E2E and packages) with a published ``product_absence``."""
     repeatability: Proportion
-    """7: repeat-subset cases with the same blamed flag in all three runs."""
+    """7: repeat-subset cases with the same blamed flag in all three runs, over cases with
+    three completed runs (a not-run round leaves its case out)."""
     exact_agreement: Proportion
     """7, beside: same outcome (blamed / set aside / nothing) in all three runs."""
     pairwise_agreement: Proportion
-    """7, beside: run pairs with the same blamed flag (three pairs per case)."""
+    """7, beside: run pairs with the same blamed flag, over pairs of completed runs."""
 
 
 class Miss(Frozen):
@@ -240,6 +284,21 @@ class LatencySummary(Frozen):
     max_ms: float | None
 
 
+class ManifestSource(Frozen):
+    """Which copy of a manifest the scorer read."""
+
+    name: Literal["cases.json", "packages.json"]
+    """Which manifest."""
+    source: Literal["experiment", "study"]
+    """``experiment``: the experiment's copy, the bytes its lock hashed; ``study``: the
+    study's own (a run whose lock names no copy, or whose experiment folder is gone while
+    the study's copy has the hashed bytes)."""
+    path: str
+    """Where it was read from, when the report was built."""
+    sha256: str
+    """SHA-256 of the bytes read: the lock's, for a locked run."""
+
+
 class Scorecard(Frozen):
     """The machine score of one arm's held-out run; ``results.json`` is its JSON.
 
@@ -254,8 +313,20 @@ class Scorecard(Frozen):
     protocol_version: Literal["1.0"] = PROTOCOL_VERSION
     engine: str
     """The engine's identity name (``heuristic`` is labelled "reference engine")."""
-    engine_identity: dict[str, str] = Field(default_factory=dict)
-    """More of the engine's identity to show (adapter, commit, models...); never scored."""
+    engine_identity: EngineIdentity | None = None
+    """The engine as its sessions ran it (adapter, program or target, source hash, commit,
+    models, pinned env); ``None`` when no session recorded one. Never scored."""
+    run_id: str | None = None
+    """The run scored (its folder's name)."""
+    lock_sha256: str | None = None
+    """SHA-256 of the run's ``lock.json``: the pre-registration it ran under."""
+    sitting: int | None = None
+    """Which sitting of the held-out set under this lock (1 the first)."""
+    manifests: list[ManifestSource] = Field(default_factory=list)
+    """The ``cases.json`` and ``packages.json`` the scorer read (the ones the lock hashed)."""
+    evidence_stuffing_share: float = 0.5
+    """The declared threshold: a finding whose evidence holds more than this share of a
+    served page's distinct words is listed as evidence stuffing (no number changes)."""
     metrics: Metrics
     per_class: list[ClassResult]
     confusion: list[ConfusionRow]
@@ -268,6 +339,20 @@ class Scorecard(Frozen):
     """Notes by case id, shown beside the machine score; they never change a number."""
     flagged: list[str] = Field(default_factory=list)
     """Sessions scored as nothing because they were not run (or had no record)."""
+    not_run: int = 0
+    """Sessions of the held-out run that were not run (of ``sessions``)."""
+    never_visited: list[str] = Field(default_factory=list)
+    """E2E sessions whose engine sent the site no request, yet were scored on its report."""
+    over_budget: list[str] = Field(default_factory=list)
+    """Sessions the site saw over the per-user budget (10 actions, 130 s by default)."""
+    evidence_stuffing: list[str] = Field(default_factory=list)
+    """Findings whose evidence pasted more of a page than the threshold allows."""
+
+    @field_validator("engine_identity", mode="before")
+    @classmethod
+    def _empty_identity(cls, value: Any) -> Any:
+        # results.json files written before the identity was recorded say ``{}``.
+        return None if value == {} else value
 
     @property
     def engine_label(self) -> str:

@@ -13,6 +13,8 @@ from pydantic import Field
 
 from pairbench._model import Frozen
 from pairbench.studies.attribution_reliability._score_models import SessionFailure, SessionRecord
+from pairbench.studies.attribution_reliability._visit import SiteVisit
+from pairbench.studies.attribution_reliability.engines._identity import EngineIdentity
 from pairbench.studies.attribution_reliability.engines._models import EngineReport
 
 SESSION_SCHEMA = "pairbench.attribution.session/1"
@@ -33,7 +35,14 @@ class SessionEvidence(Frozen):
     raw_output: str | None = None
     """The engine's own output when it was not a valid report (capped)."""
     audit_paths: list[str] = Field(default_factory=list)
-    """Paths the site served (relative to ``/v/<slug>``, other origin prefixed ``other:``)."""
+    """Paths the site served (relative to ``/v/<slug>``, other origin prefixed ``other:``),
+    the preflight's and any recording's included."""
+    visit: SiteVisit | None = None
+    """The site's evidence of the visit (``_visit``); ``None`` in evidence written before it."""
+    manifests: list[str] = Field(default_factory=list)
+    """The ``cases.json`` and ``packages.json`` the session ran from (the grader reads them)."""
+    engine: EngineIdentity | None = None
+    """The engine as it ran this session (program, source hash, commit, models...)."""
     preflight: list[int] = Field(default_factory=list)
     """The start page's status at each preflight check (a retry adds one)."""
     latency_ms: float
@@ -61,5 +70,6 @@ class SessionEvidence(Frozen):
                 "cost_provenance": self.cost_provenance,
                 "latency_ms": self.latency_ms,
                 "audit_paths": self.audit_paths,
+                "visit": self.visit,
             }
         )

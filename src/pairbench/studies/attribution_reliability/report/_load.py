@@ -4,7 +4,9 @@ cards (the summary's ``attribution`` part).
 The sessions' evidence is in each result's ``final_answer`` (``pairbench.attribution.
 session/1``), written whatever the session's outcome, so a runtime failure is scored on
 what it published. Only a held-out run is scored; a calibration run is never reported as
-results (protocol §3), so its part lists its sessions as diagnostics instead.
+results (protocol §3), so its part lists its sessions as diagnostics instead. A held-out run
+is scored against the manifests its lock hashed (``_manifests``), and its results name the
+run, the lock, the sitting and the engine as its sessions ran it.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from typing import Any
 
 from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
-from pairbench.studies.attribution_reliability._manifest import load_cases, load_packages
-from pairbench.studies.attribution_reliability._score import score
+from pairbench.studies.attribution_reliability._score import RunMeta, score
+from pairbench.studies.attribution_reliability._score_visit import DEFAULT_STUFFING_SHARE
 from pairbench.studies.attribution_reliability._session import SessionEvidence
+from pairbench.studies.attribution_reliability.engines._identity import EngineIdentity
+from pairbench.studies.attribution_reliability.report._manifests import run_manifests
 from pairbench.studies.attribution_reliability.report._schema import (
     STATEMENT,
     Attribution,
@@ -26,6 +30,15 @@ from pairbench.studies.attribution_reliability.report._schema import (
 )
 
 SCHEMA = "pairbench.attribution.session/1"
+
+
+def _settings(run: RunRecord, arm: str) -> dict[str, Any]:
+    agent = run.agents.get(arm)
+    return dict(agent.settings or {}) if agent is not None else {}
+
+
+def _identity(found: list[tuple[int, SessionEvidence | None, str]]) -> EngineIdentity | None:
+    return next((e.engine for _, e, _ in found if e is not None and e.engine), None)
 
 
 def _engine(run: RunRecord, arm: str) -> str:
@@ -61,17 +74,22 @@ def load_attribution(
         return Attribution(
             case_set=case_set, statement=STATEMENT, scorecards={}, calibration=rows
         ).model_dump(mode="json")
-    cases, packages = load_cases(), load_packages()
-    cards = {
-        arm: score(
+    cards = {}
+    for arm, found in sessions.items():
+        settings = _settings(run, arm)
+        manifests = run_manifests(run_dir.path, run, settings)
+        cards[arm] = score(
             [evidence.record(trial) for trial, evidence, _ in found if evidence is not None],
-            cases,
-            packages,
+            manifests.cases,
+            manifests.packages,
             engine=_engine(run, arm),
+            engine_identity=_identity(found),
             manual_review=notes,
+            run=RunMeta(run.run_id, run.lock_sha256, run.sitting, manifests.sources),
+            evidence_stuffing_share=float(
+                settings.get("evidence_stuffing_share", DEFAULT_STUFFING_SHARE)
+            ),
         )
-        for arm, found in sessions.items()
-    }
     return Attribution(
         case_set=case_set, statement=STATEMENT, scorecards=cards, calibration=[]
     ).model_dump(mode="json")

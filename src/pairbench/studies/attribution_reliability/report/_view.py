@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pairbench.report.view._doc import Block, Section, Table
+from pairbench.studies.attribution_reliability.report import _view_visit as vvisit
 
 _OUTPUT_CAP = 400
 
@@ -20,7 +21,8 @@ _METRICS = (
     ("precision", "1. Product-finding precision (primary)", "supported / published findings"),
     ("false_blame", "2. False-blame rate", "blamed NOT_PRODUCT cases / NOT_PRODUCT cases"),
     ("recall", "3. True-issue recall", "PRODUCT cases with a supported finding / PRODUCT cases"),
-    ("recall_met_target", "3. Recall, user met the target", "over cases that met the target"),
+    ("recall_met_target", "3. Recall, user met the target", "over cases the site saw meet it"),
+    ("recall_met_target_claimed", "3. Recall, by the engine's claim", "beside 3: its own account"),
     ("abstention", "4. Abstention quality", "no unsupported finding / cases with a candidate"),
     ("rejection", "5. Unsupported-claim rejection", "planted unsupported sentences kept out"),
     ("removed_from_pool", "5. Removed from the quote pool", "beside 5 (stricter diagnostic)"),
@@ -80,10 +82,15 @@ def _card(arm: str, card: Mapping[str, Any], many: bool) -> list[Block]:
     )
     blocks.append(
         Table(
-            ["Metric", "k/n", "Estimate", "95% Wilson interval", "Denominator"],
-            [[title, *_prop(m[key]), what] for key, title, what in _METRICS],
+            ["Metric", "k/n", "Estimate", "95% Wilson interval", "Denominator", "Not run"],
+            [
+                [title, *_prop(m[key]), what, str(m[key].get("not_run", 0))]
+                for key, title, what in _METRICS
+                if key in m
+            ],
         )
     )
+    blocks.extend(vvisit.identity(card))
     blocks.append("Confusion matrix (held-out end-to-end first runs):")
     blocks.append(
         Table(
@@ -136,6 +143,7 @@ def _card(arm: str, card: Mapping[str, Any], many: bool) -> list[Block]:
             ],
         )
     )
+    blocks.extend(vvisit.visits(card))
     cost, latency = card["cost"], card["latency"]
     spend = (
         "not applicable (the engine uses no model)"
@@ -195,8 +203,14 @@ def attribution(s: Mapping[str, Any]) -> Section | None:
     part = (s.get("study") or {}).get("data")
     if part is None:
         return None
-    blocks: list[Block] = [f"**{part['statement']}**"]
     cards = part["scorecards"]
+    # What the run could not do is said before anything else (then the statement).
+    blocks: list[Block] = [
+        b
+        for arm, card in cards.items()
+        for b in vvisit.warnings(card, f"Arm {arm}: " if len(cards) > 1 else "")
+    ]
+    blocks.append(f"**{part['statement']}**")
     if part["case_set"] != "held-out":
         blocks.append(
             f"A {part['case_set']} run: never reported as results (protocol §3). Its sessions, "

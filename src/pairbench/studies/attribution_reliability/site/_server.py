@@ -3,7 +3,8 @@
 The main origin serves ``/v/<slug>/...``; the second origin (``localhost:<port2>``) serves
 the builder's ``other_routes`` at the same paths. Every other path is a plain 404. Every
 response carries ``X-Robots-Tag: noindex, nofollow``. The audit log (path, status, user
-agent, latency) is kept in memory for the transcript, never shown to the engine.
+agent, latency, arrival time, fetch destination and the words the response showed) is kept
+in memory for the session's evidence of the visit, never shown to the engine.
 
 **Usage**::
 
@@ -34,6 +35,7 @@ from pairbench.studies.attribution_reliability.site._kit import (
     SiteBuilder,
     SiteContext,
 )
+from pairbench.studies.attribution_reliability.site._visible import visible_text
 
 _START_TIMEOUT_S = 20.0
 
@@ -53,6 +55,15 @@ class SiteHit:
     status: int
     user_agent: str
     ms: float
+    at: float = 0.0
+    """``time.monotonic()`` when the request arrived: hits that arrived after the engine was
+    started are the engine's (the preflight and a package's recording finish before)."""
+    dest: str = ""
+    """The browser's ``Sec-Fetch-Dest`` (``document``, ``empty``, ``script``...); ``""`` from
+    a client that sends none."""
+    content_type: str = ""
+    text: str = ""
+    """The words the response showed (``site._visible.visible_text``)."""
 
 
 @dataclass
@@ -82,9 +93,11 @@ class _App:
             return
         started = time.monotonic()
         request = Request(scope, receive)
+        # The request line is read before the handler runs: a hit's arrival is its start.
         main = scope.get("server", (None, self.main_port))[1] == self.main_port
         response = await self._answer(request, main)
         response.headers["X-Robots-Tag"] = NOINDEX
+        content_type = response.headers.get("content-type", "")
         await response(scope, receive, send)
         self.hits.append(
             SiteHit(
@@ -94,6 +107,11 @@ class _App:
                 status=response.status_code,
                 user_agent=request.headers.get("user-agent", ""),
                 ms=(time.monotonic() - started) * 1000,
+                at=started,
+                dest=request.headers.get("sec-fetch-dest", ""),
+                content_type=content_type,
+                # A streamed response has no body to read: it shows no words here.
+                text=visible_text(getattr(response, "body", b"") or b"", content_type),
             )
         )
 
