@@ -70,3 +70,28 @@ def test_the_schema_refuses_what_the_model_refuses() -> None:
     with pytest.raises(ValueError):
         EngineReport.model_validate(bad)
     assert errors("report", {"status": "completed"}) == []
+
+
+@pytest.mark.browser
+def test_the_heuristic_engine_requests_and_reports_validate() -> None:
+    # The built-in reference engine on the two calibration cases check-engine uses, in real
+    # Chromium: what pairbench sent and what the engine answered, read by jsonschema.
+    import os
+
+    from helpers.common import skip_outside_ci
+    from pairbench.fixtures._webmcp import chromium_problem
+    from pairbench.studies.attribution_reliability._conformance import check_engine
+    from pairbench.studies.attribution_reliability.engines import EngineSpec
+    from pairbench.studies.attribution_reliability.site import SiteBinding
+
+    problem = chromium_problem()
+    if problem:
+        skip_outside_ci(problem)
+    spec = EngineSpec.parse({"engine": "heuristic", "settings": {"no_effect_wait_s": 2}})
+    checks = check_engine(spec, binding=SiteBinding(), env=os.environ)
+    assert [c.problems for c in checks] == [[], []]
+    for check in checks:
+        assert check.request is not None and check.outcome is not None
+        assert check.outcome.report is not None
+        assert errors("request", check.request.wire()) == []
+        assert errors("report", check.outcome.report.wire()) == []
