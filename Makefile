@@ -134,6 +134,7 @@ docs: install
 	$(PY) -m pairbench.cli._docs
 	$(PY) -m pairbench.report.summary._schema_doc
 	$(PY) -m pairbench.studies.runtime_revision_ab._events_doc
+	$(PY) -m pairbench.studies.attribution_reliability.engines._schema_files
 
 clean-venv:
 	rm -rf $(VENV)

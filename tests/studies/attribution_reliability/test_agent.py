@@ -26,3 +26,13 @@ def test_a_provider_refusal_before_any_model_success_is_infra_and_after_one_is_n
     provider_refused(worked, signals)
     assert signals.model_call_succeeded
     provider_refused(refused, signals)  # after a success: a runtime failure, not infra
+
+
+def test_pairbench_check_names_a_malformed_header_reference() -> None:
+    from pairbench.agents._settings import settings_problems
+    from pairbench.studies.attribution_reliability._agent import AttributionAdapter
+
+    engine = {"engine": "http", "url": "http://127.0.0.1:1", "headers": {"X-Key": "${TOKEN}"}}
+    ((where, message, _),) = settings_problems(AttributionAdapter, {"engine": engine})
+    assert where == ("engine",)
+    assert "engine.headers.X-Key: '${TOKEN}' has a malformed reference at character 1" in message

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from pairbench._errors import SpecError
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
@@ -51,6 +51,7 @@ from pairbench.studies.attribution_reliability.engines._models import (
     EngineRequest,
     Persona,
 )
+from pairbench.studies.attribution_reliability.site._binding import SiteBinding
 
 DESKTOP_UA = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -77,6 +78,21 @@ class AttributionSettings(AdapterSettings):
     cases: str | None = None
     """Another ``cases.json`` (tests); the study's by default."""
     packages: str | None = None
+    sites: SiteBinding = Field(default_factory=SiteBinding)
+    """Where the case sites listen and the public origins engines are given (a hosted
+    engine behind a reverse proxy or tunnel): ``{host, public_url, other_public_url}``."""
+
+    @field_validator("engine")
+    @classmethod
+    def _engine_spec(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # Checked here too, so `pairbench check` names a bad engine block before a run.
+        from pairbench.studies.attribution_reliability.engines import EngineSpec
+
+        try:
+            EngineSpec.parse(value)
+        except SpecError as exc:
+            raise ValueError("; ".join(exc.problems)) from None
+        return value
 
 
 class AttributionAdapter:
@@ -94,6 +110,8 @@ class AttributionAdapter:
         # Relative programs resolve against the runner's folder (the adapter is not told
         # the experiment's); `lock_code` resolves them against the experiment's.
         self.spec = EngineSpec.parse(self.settings.engine).resolve(Path.cwd())
+        # ${env:NAME} site values are read now: an unset one fails the attempt's set-up.
+        self.binding = self.settings.sites.resolved(os.environ)
 
     @classmethod
     def lock_code(
@@ -126,7 +144,7 @@ class AttributionAdapter:
         )
 
     async def run(self, ctx: AgentContext) -> AgentOutput:
-        from pairbench.studies.attribution_reliability.site import serve_case
+        from pairbench.studies.attribution_reliability.site import serve_case, trial_key
 
         manifests = self._manifests(ctx.experiment_root)
         cases, packages = load_cases(manifests[0]), load_packages(manifests[1])
@@ -139,7 +157,12 @@ class AttributionAdapter:
         else:
             return AgentOutput(None, error=f"task {ctx.task!r} names no case or package")
         started = time.monotonic()
-        with serve_case(entry.fixture, ctx.seed) as site:
+        key = trial_key(ctx.shared_dir)
+        # The arm salts the slug: with fixed ports (sites.port) two arms of a trial may be
+        # served at once by one hub, which tells sites apart by slug only.
+        with serve_case(
+            entry.fixture, ctx.seed, key=key, binding=self.binding, salt=ctx.arm
+        ) as site:
             statuses = await self._preflight(site.start_url)
             if isinstance(entry, Case):
                 personas = [Persona(user="u1", goal=entry.goal)]

@@ -1,13 +1,13 @@
 """One evidence package, recorded once per trial, judged by every arm.
 
 The protocol records a package's scripted users once per trial and has every arm's engine
-judge the same bundle. Each arm's attempt serves the trial's site itself (same slug, from
-the trial seed; its own loopback port, kept live while its engine judges), so the first
+judge the same bundle. Each arm's attempt serves the trial's site itself (its own slug and
+port, kept live while its engine judges), so the first
 attempt of a trial that gets here records the bundle into the trial's shared folder
 (``AgentContext.shared_dir``) and every later one (the other arms, an infrastructure
 re-run, a resumed run) loads those bytes. The one change on loading: the recording's two
-origins (``http://127.0.0.1:<port>``) become the serving site's, so a step's URL still
-opens the page it names. A lock file orders two arms that reach the same trial at once.
+origins (``http://127.0.0.1:<port>``) and its slug become the serving site's, so a step's
+URL still opens the page it names. A lock file orders two arms that reach the same trial at once.
 
 **Usage**::
 
@@ -69,14 +69,15 @@ def _origin(url: str) -> str:
 
 
 def _rebase(text: str, stored: StoredBundle, site: RunningSite) -> str:
-    """The stored bundle's JSON with its origins swapped for the serving site's."""
+    """The stored bundle's JSON with its origins and slug swapped for the serving site's."""
     for old, new in (
         (_origin(stored.start_url), _origin(site.start_url)),
         (_origin(stored.other_origin), _origin(site.other_origin)),
     ):
         # (?!\d): port 4123 must not match inside port 41234.
         text = re.sub(re.escape(old) + r"(?!\d)", new, text)
-    return text
+    # The slug is 26 random characters: it cannot occur by chance in a recording.
+    return text.replace(f"/v/{stored.slug}", f"/v/{site.slug}")
 
 
 @contextlib.asynccontextmanager
@@ -112,11 +113,10 @@ async def trial_bundle(
         if path.is_file():
             raw = path.read_bytes()
             stored = StoredBundle.model_validate_json(raw)
-            if stored.package != package.id or stored.slug != site.slug:
+            if stored.package != package.id:
                 raise ValueError(
-                    f"{path} holds package {stored.package} at /v/{stored.slug}, not "
-                    f"{package.id} at /v/{site.slug}: the trial's shared folder is not this "
-                    "trial's; start a new run"
+                    f"{path} holds package {stored.package}, not {package.id}: the trial's "
+                    "shared folder is not this trial's; start a new run"
                 )
             rebased = StoredBundle.model_validate_json(_rebase(raw.decode(), stored, site))
             digest = hashlib.sha256(raw).hexdigest()

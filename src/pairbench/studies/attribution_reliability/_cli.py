@@ -1,5 +1,5 @@
-"""``pairbench study attribution-reliability plan`` (``Study.cli``): the held-out run's cost
-projection."""
+"""``pairbench study attribution-reliability ...`` (``Study.cli``): ``plan``, the held-out
+run's cost projection; ``check-engine``, an arm's engine against the contract."""
 
 from __future__ import annotations
 
@@ -12,6 +12,10 @@ from pairbench.cli._app import out, user_errors
 
 
 class OverCeiling(PairbenchError):
+    exit_code = 1
+
+
+class NotConformant(PairbenchError):
     exit_code = 1
 
 
@@ -81,11 +85,88 @@ def plan_cmd(
         )
 
 
+def check_engine_cmd(
+    experiment: Path = typer.Argument(..., help="The experiment.yaml whose arms name engines."),
+    arm: list[str] = typer.Option(
+        [], "--arm", help="The arm whose engine to check (repeatable; default: every arm)."
+    ),
+    timeout: float | None = typer.Option(
+        None, help="Seconds per call (default: the engine's timeout_s, else 190 s)."
+    ),
+) -> None:
+    """Run each arm's engine on two calibration cases (C-P01, C-T01: real sites, served as a
+    run serves them, ``sites`` settings included) and list every way it breaks the engine
+    contract (docs/engines.md), each with its fix; exit 0 when it keeps it, 1 otherwise.
+
+    Calibration cases only: nothing of the held-out set is shown to the engine.
+
+    Example:
+
+        pairbench study attribution-reliability check-engine ar/experiment.yaml --arm mine
+    """
+    import os
+
+    from pairbench.spec import load_experiment
+    from pairbench.studies.attribution_reliability._agent import AttributionSettings
+    from pairbench.studies.attribution_reliability._conformance import check_engine, summary
+    from pairbench.studies.attribution_reliability.engines import EngineSpec
+
+    loaded = load_experiment(experiment)
+    exp = loaded.experiment
+    chosen = arm or list(exp.arms)
+    unknown = [a for a in chosen if a not in exp.arms]
+    if unknown:
+        raise PairbenchError(
+            f"{experiment}: no arm named {', '.join(unknown)} (arms: {', '.join(exp.arms)}). "
+            "Fix: --arm NAME with one of those"
+        )
+    failing = 0
+    for name in chosen:
+        agent = exp.arm_agent(name)
+        if agent.adapter != "attribution-engine":
+            raise PairbenchError(
+                f"{experiment}: arm {name} runs the {agent.adapter!r} adapter, not "
+                "attribution-engine. Fix: --arm with an arm of this study"
+            )
+        settings = AttributionSettings.parse(dict(agent.settings))
+        spec = EngineSpec.parse(settings.engine).resolve(loaded.root)
+        _say(f"arm {name} ({spec.engine} engine):")
+        try:
+            binding = settings.sites.resolved(os.environ)
+        except PairbenchError as exc:
+            failing += 1
+            _say(f"  {exc}")
+            continue
+        for check in check_engine(spec, binding=binding, env=os.environ, timeout_s=timeout):
+            for problem in check.problems:
+                _say(f"  {problem}")
+            if check.problems:
+                failing += len(check.problems)
+            else:
+                facts = summary(check)
+                _say(
+                    f"  {check.case}: ok ({facts['findings']} finding(s), "
+                    f"{facts['set_aside']} set aside, {facts['pages_opened']} page request(s))"
+                )
+    if failing:
+        raise NotConformant(
+            f"{failing} contract problem(s). The contract: docs/engines.md; the schemas: "
+            "src/pairbench/studies/attribution_reliability/engines/schema/"
+        )
+    _say("conformant: every report kept the contract")
+
+
+def _say(line: str) -> None:
+    out.print(line, markup=False, highlight=False)
+
+
 def commands() -> typer.Typer:
     """The study's commands."""
     cli = typer.Typer(
-        help="The attribution-reliability study: the held-out run's cost projection.",
+        help="The attribution-reliability study: the held-out run's cost projection and an "
+        "engine's conformance check.",
         no_args_is_help=True,
     )
     cli.command("plan")(user_errors(plan_cmd))
+    cli.command("check-engine")(user_errors(check_engine_cmd))
     return cli

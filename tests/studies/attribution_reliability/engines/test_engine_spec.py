@@ -68,3 +68,23 @@ def test_resolve_makes_relative_paths_absolute(tmp_path: Path) -> None:
     assert bare.resolve(tmp_path).argv == ["my-engine"]  # looked up on PATH
     python = EngineSpec.parse({"engine": "python", "target": "m:C", "path": ["src"]})
     assert python.resolve(tmp_path).path == [str(tmp_path / "src")]
+
+
+@pytest.mark.parametrize(
+    "value", ["${ENV:TOKEN}", "Bearer ${env:TOKEN", "${env:}", "${env:1X}", "x ${TOKEN}"]
+)
+def test_a_malformed_header_reference_is_refused(value: str) -> None:
+    said = problems({"engine": "http", "url": "http://127.0.0.1:1", "headers": {"X-Key": value}})
+    assert said.startswith(f"engine.headers.X-Key: {value!r} has a malformed reference")
+    assert "Fix: write ${env:NAME}" in said
+
+
+def test_references_and_the_escape_anywhere_in_a_header_are_accepted() -> None:
+    spec = EngineSpec.parse(
+        {
+            "engine": "http",
+            "url": "http://127.0.0.1:1",
+            "headers": {"Authorization": "Bearer ${env:TOKEN}", "X-Raw": "a $${b}"},
+        }
+    )
+    assert spec.headers["Authorization"] == "Bearer ${env:TOKEN}"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pairbench._errors import SpecError
 from pairbench.agents import InfraFailure, RunSignals
 from pairbench.studies.attribution_reliability.engines import (
     EngineOutcome,
@@ -171,3 +172,36 @@ def _closed_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+def test_a_reference_inside_a_header_value_is_resolved(
+    server: tuple[str, Script], tmp_path: Path
+) -> None:
+    # `Bearer ${env:X}` used to be sent literally: only a whole value was a reference.
+    url, script = server
+    script.answers = [(200, {}, REPORT)]
+    spec = EngineSpec.parse(
+        {"engine": "http", "url": url, "headers": {"Authorization": "Bearer ${env:ENG_KEY}"}}
+    )
+    outcome = asyncio.run(
+        run_engine(spec, request(), env={"ENG_KEY": "k3y"}, workdir=tmp_path, timeout_s=10)
+    )
+    assert outcome.failure is None, outcome.message
+    assert script.seen[0][3] == "Bearer k3y"
+
+
+def test_an_unset_variable_in_a_header_is_refused_before_any_request(
+    server: tuple[str, Script], tmp_path: Path
+) -> None:
+    url, script = server
+    script.answers = [(200, {}, REPORT)]
+    spec = EngineSpec.parse(
+        {"engine": "http", "url": url, "headers": {"Authorization": "Bearer ${env:ENG_KEY}"}}
+    )
+    with pytest.raises(SpecError) as caught:
+        asyncio.run(run_engine(spec, request(), env={}, workdir=tmp_path, timeout_s=10))
+    assert caught.value.problems == [
+        "engine.headers.Authorization: 'Bearer ${env:ENG_KEY}' reads the runner's ENG_KEY, "
+        "which is not set. Fix: export ENG_KEY=... before running."
+    ]
+    assert script.seen == []

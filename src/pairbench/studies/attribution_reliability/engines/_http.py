@@ -11,7 +11,7 @@ from typing import ClassVar
 import httpx
 
 from pairbench.agents._protocol import InfraFailure, RunSignals
-from pairbench.studies.attribution_reliability.engines._env import resolve_refs
+from pairbench.studies.attribution_reliability.engines._env import resolve_templates
 from pairbench.studies.attribution_reliability.engines._models import EngineRequest
 from pairbench.studies.attribution_reliability.engines._outcome import (
     RAW_STDOUT_CAP,
@@ -58,7 +58,7 @@ class HttpEngine:
         signals: RunSignals,
     ) -> EngineOutcome:
         del workdir  # nothing runs here
-        headers = resolve_refs(self.spec.headers, env, "headers")
+        headers = resolve_templates(self.spec.headers, env, "headers")
         started = time.monotonic()
         who = f"the http engine at {self.url}"
         key = f"http {self.url}"

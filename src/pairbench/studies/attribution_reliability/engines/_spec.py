@@ -11,6 +11,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from pairbench._errors import SpecError
 from pairbench._model import Frozen
+from pairbench.studies.attribution_reliability.engines._env import template_problems
 
 _PYTHONS = re.compile(r"^python(\d+(\.\d+)?)?$")
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -48,7 +49,8 @@ class EngineSpec(Frozen):
     url: str | None = None
     """http: the engine's base URL; pairbench POSTs ``<url>/scan`` or ``<url>/judge``."""
     headers: dict[str, str] = Field(default_factory=dict)
-    """http: sent with every request; a value may be ``${env:NAME}`` (read at run time)."""
+    """http: sent with every request; ``${env:NAME}`` anywhere in a value is read from the
+    runner's environment at run time (``Bearer ${env:TOKEN}``; ``$${`` is a literal ``${``)."""
     settings: dict[str, Any] = Field(default_factory=dict)
     """python and registered engines: the dict the engine class is built with."""
     env: dict[str, str] = Field(default_factory=dict)
@@ -87,6 +89,9 @@ class EngineSpec(Frozen):
             raise ValueError(
                 f"engine.url: {self.url!r} is not an http(s) URL. Fix: url: http://127.0.0.1:8900"
             )
+        malformed = template_problems(self.headers, "headers")
+        if malformed:
+            raise ValueError(malformed[0])
         return self
 
     @classmethod

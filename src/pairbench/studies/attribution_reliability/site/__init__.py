@@ -7,6 +7,8 @@ own module (``_product``, ``_traps``, ``_environment``, ``_epistemic``, ``_calib
 
 from __future__ import annotations
 
+from pairbench.studies.attribution_reliability.site._binding import SiteBinding
+from pairbench.studies.attribution_reliability.site._key import trial_key
 from pairbench.studies.attribution_reliability.site._kit import (
     NOINDEX,
     WEBDRIVER_PROBE,
@@ -56,6 +58,7 @@ __all__ = [
     "WEBDRIVER_PROBE",
     "CaseSite",
     "RunningSite",
+    "SiteBinding",
     "SiteBuilder",
     "SiteContext",
     "SiteHit",
@@ -64,4 +67,5 @@ __all__ = [
     "serve_case",
     "serve_site",
     "slug_for",
+    "trial_key",
 ]

@@ -1,49 +1,57 @@
-"""One case's site for one trial: uvicorn in a daemon thread on 127.0.0.1, two ports.
+"""One case's site for one trial: uvicorn in a daemon thread, two ports on one address.
 
 The main origin serves ``/v/<slug>/...``; the second origin (``localhost:<port2>``) serves
-the builder's ``other_routes`` at the same paths. Every other path is a plain 404. Every
-response carries ``X-Robots-Tag: noindex, nofollow``. The audit log (path, status, user
-agent, latency, arrival time, fetch destination and the words the response showed) is kept
-in memory for the session's evidence of the visit, never shown to the engine.
+the builder's ``other_routes`` at the same paths. Both bind 127.0.0.1 unless a
+``SiteBinding`` says another address and the public origins engines reach them by
+(``_binding``); the slug is an HMAC of the trial seed under the trial's key (``_key``).
+Every other path is a plain 404. Every response carries ``X-Robots-Tag: noindex,
+nofollow``. The audit log (path, status, user agent, latency, arrival time, fetch
+destination and the words the response showed) is kept in memory for the session's
+evidence of the visit, never shown to the engine.
 
 **Usage**::
 
     with serve_case("P01", seed=7) as site:
         site.start_url        # http://127.0.0.1:PORT/v/<slug>
         site.audit            # [SiteHit(...), ...]
+
+    with serve_case("P01", seed=7, key=trial_key(shared), binding=binding) as site:
+        site.start_url        # <public_url>/v/<slug>; site.local_origins: where it listens
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import socket
-import threading
+import hmac
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass, field
 
-import uvicorn
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from pairbench.studies.attribution_reliability.site._binding import SiteBinding
+from pairbench.studies.attribution_reliability.site._hub import hosted
+from pairbench.studies.attribution_reliability.site._key import trial_key
 from pairbench.studies.attribution_reliability.site._kit import (
     NOINDEX,
     CaseSite,
     SiteBuilder,
     SiteContext,
 )
+from pairbench.studies.attribution_reliability.site._listen import bind, origin, serving
 from pairbench.studies.attribution_reliability.site._visible import visible_text
 
-_START_TIMEOUT_S = 20.0
 
-
-def slug_for(seed: int) -> str:
-    """16 lower-case base32 characters drawn from the trial seed (differ across trials)."""
-    digest = hashlib.sha256(f"pairbench.attribution.slug/{seed}".encode()).digest()
-    return base64.b32encode(digest).decode("ascii").lower()[:16]
+def slug_for(seed: int, key: bytes, salt: str = "") -> str:
+    """26 lower-case base32 characters (130 bits): the trial seed (and ``salt``) under the
+    trial's key (differ across trials; unguessable without the key)."""
+    message = f"pairbench.attribution.slug/{seed}/{salt}".encode()
+    digest = hmac.new(key, message, hashlib.sha256).digest()
+    return base64.b32encode(digest).decode("ascii").lower()[:26]
 
 
 @dataclass(frozen=True)
@@ -69,9 +77,13 @@ class SiteHit:
 @dataclass
 class RunningSite:
     start_url: str
+    """What engines are given: the advertised main origin + ``/v/<slug>``."""
     other_origin: str
+    """The advertised second origin."""
     slug: str
     audit: list[SiteHit] = field(default_factory=list)
+    local_origins: tuple[str, str] = ("", "")
+    """Where the two origins listen (``http://<host>:<port>``): a proxy's targets."""
 
 
 class _App:
@@ -134,63 +146,72 @@ class _App:
         return await handler(request)
 
 
-def _bind() -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    return sock
-
-
 @contextmanager
-def serve_site(builder: SiteBuilder, seed: int) -> Iterator[RunningSite]:
-    """Serve ``builder``'s site for the trial ``seed`` until the block ends."""
-    main_sock, other_sock = _bind(), _bind()
-    main_port, other_port = main_sock.getsockname()[1], other_sock.getsockname()[1]
-    slug = slug_for(seed)
-    ctx = SiteContext(
-        slug=slug, base=f"/v/{slug}", other_origin=f"http://localhost:{other_port}", seed=seed
-    )
-    running = RunningSite(
-        start_url=f"http://127.0.0.1:{main_port}/v/{slug}",
-        other_origin=ctx.other_origin,
-        slug=slug,
-    )
-    app = _App(builder(ctx), ctx, main_port, running.audit)
-    config = uvicorn.Config(
-        app, log_level="critical", access_log=False, timeout_graceful_shutdown=1, lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [main_sock, other_sock]}, daemon=True
-    )
-    thread.start()
-    deadline = time.monotonic() + _START_TIMEOUT_S
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            server.should_exit = True
-            raise RuntimeError("the case's site did not start")
-        time.sleep(0.01)
-    try:
+def serve_site(
+    builder: SiteBuilder,
+    seed: int,
+    *,
+    key: bytes | None = None,
+    binding: SiteBinding | None = None,
+    salt: str = "",
+) -> Iterator[RunningSite]:
+    """Serve ``builder``'s site for the trial ``seed`` until the block ends.
+
+    ``key`` (default: a fresh one) and ``salt`` (the arm: two arms of a trial may be served
+    at once) draw the slug; ``binding`` (default: 127.0.0.1, no public URL) says where it
+    listens and what URLs engines are given."""
+    binding = binding or SiteBinding()
+    slug = slug_for(seed, key if key is not None else trial_key(None), salt)
+    with ExitStack() as stack:
+        if binding.port is not None and binding.other_port is not None:
+            sockets = []
+            ports = binding.port, binding.other_port
+        else:
+            sockets = [stack.enter_context(closing(bind(binding.host))) for _ in range(2)]
+            ports = sockets[0].getsockname()[1], sockets[1].getsockname()[1]
+        main_origin, other_origin = binding.origins(*ports)
+        ctx = SiteContext(slug=slug, base=f"/v/{slug}", other_origin=other_origin, seed=seed)
+        running = RunningSite(
+            start_url=f"{main_origin}/v/{slug}",
+            other_origin=ctx.other_origin,
+            slug=slug,
+            local_origins=(origin(binding.host, ports[0]), origin(binding.host, ports[1])),
+        )
+        app = _App(builder(ctx), ctx, ports[0], running.audit)
+        if sockets:
+            stack.enter_context(serving(app, sockets))
+        else:
+            stack.enter_context(hosted(binding.host, *ports, slug, app))
         yield running
-    finally:
-        server.should_exit = True
-        server.force_exit = True
-        thread.join(timeout=10)
-        main_sock.close()
-        other_sock.close()
 
 
 @contextmanager
-def serve_case(case_fixture: str, seed: int) -> Iterator[RunningSite]:
-    """Serve the site named ``case_fixture`` (a key of ``SITES``) for the trial ``seed``."""
+def serve_case(
+    case_fixture: str,
+    seed: int,
+    *,
+    key: bytes | None = None,
+    binding: SiteBinding | None = None,
+    salt: str = "",
+) -> Iterator[RunningSite]:
+    """Serve the site named ``case_fixture`` (a key of ``SITES``) for the trial ``seed``
+    (``key``, ``binding`` and ``salt`` as for ``serve_site``)."""
     from pairbench.studies.attribution_reliability.site import SITES
 
     try:
         builder = SITES[case_fixture]
     except KeyError:
         raise KeyError(f"no site named {case_fixture!r}; known: {sorted(SITES)}") from None
-    with serve_site(builder, seed) as running:
+    with serve_site(builder, seed, key=key, binding=binding, salt=salt) as running:
         yield running
 
 
-__all__ = ["Response", "RunningSite", "SiteHit", "serve_case", "serve_site", "slug_for"]
+__all__ = [
+    "Response",
+    "RunningSite",
+    "SiteBinding",
+    "SiteHit",
+    "serve_case",
+    "serve_site",
+    "slug_for",
+]
