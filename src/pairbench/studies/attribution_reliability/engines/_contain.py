@@ -36,9 +36,12 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import pairbench
+
+if TYPE_CHECKING:
+    from pairbench.studies.attribution_reliability.engines._spec import EngineSpec
 
 ENV_BWRAP = "PAIRBENCH_BWRAP"
 """The bubblewrap program to run (default ``bwrap`` on ``PATH``)."""
@@ -112,6 +115,40 @@ def _namespaces() -> list[str]:
         "--new-session",
         "--die-with-parent",
     ]
+
+
+def wants_sandbox(spec: EngineSpec) -> bool:
+    """Whether ``spec``'s engine is to run contained: a local engine (``command``,
+    ``python`` or a registered class outside pairbench) whose spec keeps ``contained``."""
+    from pairbench.studies.attribution_reliability.engines._resolve import resolve
+
+    if not spec.contained:
+        return False
+    if spec.engine == "command":
+        return True
+    found = resolve(spec.engine)
+    target = found.target or spec.target
+    return found.adapter.adapter == "python" and not pairbench_module(target)
+
+
+def missing_sandbox(spec: EngineSpec, arm: str) -> str | None:
+    """Why ``spec``'s engine cannot run contained here (None: it can, or need not): the
+    one message a held-out run is refused with, naming the fix.
+
+    **Usage**::
+
+        problem = missing_sandbox(spec, "my-arm")
+        if problem is not None:
+            raise RunRefused(problem)
+    """
+    if not wants_sandbox(spec):
+        return None
+    found = probe()
+    if found.ok:
+        return None
+    return (
+        f"arm {arm!r}: the {spec.engine} engine is to run contained, and {found.reason}. Fix: {FIX}"
+    )
 
 
 def sandbox_program(wanted: bool) -> str | None:

@@ -195,7 +195,9 @@ def attribution(s: Mapping[str, Any]) -> Section | None:
     part = (s.get("study") or {}).get("data")
     if part is None:
         return None
-    blocks: list[Block] = [f"**{part['statement']}**"]
+    # Before anything else: a result from an engine that could read the answers.
+    blocks: list[Block] = [f"**{line}**" for line in part.get("uncontained") or []]
+    blocks.append(f"**{part['statement']}**")
     cards = part["scorecards"]
     if part["case_set"] != "held-out":
         blocks.append(
