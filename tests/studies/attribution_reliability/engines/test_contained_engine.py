@@ -167,3 +167,67 @@ def test_an_engine_in_the_experiment_folder_is_refused(tmp_path: Path) -> None:
         engine_identity(spec, tmp_path)
     off = spec.model_copy(update={"contained": False})
     assert engine_identity(off, tmp_path).contained is False
+
+
+PEEKER = """
+import importlib, json, os, pathlib
+import pairbench
+from pairbench.studies.attribution_reliability.engines import EngineReport, SetAside
+
+
+class Peeker:
+    def __init__(self, settings):
+        self.settings = settings
+
+    def scan(self, request):
+        # Everything pairbench it can import: manifests anywhere under its package folders?
+        roots = [pathlib.Path(p) for p in pairbench.__path__]
+        found = sorted(str(p) for r in roots for p in r.rglob("*.json"))
+        try:
+            importlib.import_module("pairbench.studies.attribution_reliability._manifest")
+            manifest = "imported"
+        except ImportError:
+            manifest = "missing"
+        saw = {"json": found, "manifest": manifest, "proc": sorted(
+            p for p in os.listdir("/proc") if p.isdigit())}
+        return EngineReport(status="completed", set_aside=[
+            SetAside(summary="SAW " + json.dumps(saw), reason="out_of_scope")])
+
+    judge = scan
+"""
+
+
+@pytest.mark.parametrize("contained", [True, False])
+def test_a_python_engine_gets_the_engine_api_and_nothing_else_of_pairbench(
+    tmp_path: Path, contained: bool
+) -> None:
+    import asyncio
+
+    from pairbench.studies.attribution_reliability.engines import (
+        EngineRequest,
+        Persona,
+        run_engine,
+    )
+
+    if contained:
+        _needs_bwrap()
+    folder = tmp_path / "engine"
+    folder.mkdir()
+    (folder / "peeker.py").write_text(PEEKER, encoding="utf-8")
+    spec = EngineSpec.parse(
+        {"engine": "python", "target": "peeker:Peeker", "path": [str(folder)],
+         "contained": contained}
+    )  # fmt: skip
+    request = EngineRequest(
+        mode="scan", start_url="http://127.0.0.1:9/v/x", model_seed=1,
+        personas=[Persona(user="u1", goal="g")],
+    )  # fmt: skip
+    outcome = asyncio.run(run_engine(spec, request, env=os.environ, workdir=tmp_path / "w"))
+    assert outcome.report is not None, outcome.message
+    saw = json.loads(outcome.report.set_aside[0].summary.removeprefix("SAW "))
+    if contained:
+        assert saw["json"] == [] and saw["manifest"] == "missing"
+        assert len(saw["proc"]) <= 3  # bwrap's init, the worker (and nothing of the host)
+    else:  # the detector fires: on the host, pairbench's study data is right there
+        assert any(p.endswith("cases.json") for p in saw["json"])
+        assert saw["manifest"] == "imported"
