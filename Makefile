@@ -46,7 +46,7 @@ types: dev
 check: lint types
 
 # System packages the cross-check tests need (R for statistics references, Chromium >= 156
-# for WebMCP pages). Installed when missing and root; otherwise those tests skip loudly (and
+# for WebMCP pages, bubblewrap for contained attribution engines). Installed when missing and root; otherwise those tests skip loudly (and
 # fail under CI=true). PAIRBENCH_CHROMIUM names another Chromium (then nothing is installed).
 # Never `playwright install`: Playwright drives this Chromium through executable_path.
 system-deps:
@@ -83,6 +83,14 @@ system-deps:
 	      r-base-core r-cran-metafor >/dev/null; \
 	  else \
 	    echo "warning: R or metafor is missing and this is not root: R cross-checks will skip"; \
+	  fi; \
+	fi
+	@if ! command -v bwrap >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing bubblewrap (the sandbox local attribution engines run in)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "warning: bwrap is missing and this is not root: held-out runs of local attribution engines are refused (contained: false runs them uncontained)"; \
 	  fi; \
 	fi
 	@if ! command -v cmake >/dev/null 2>&1 || ! command -v c++ >/dev/null 2>&1; then \

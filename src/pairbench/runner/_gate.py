@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pairbench import _registry
 from pairbench._errors import RunRefused, SpecError
 from pairbench.freeze._lock import Lock, build_lock
 from pairbench.freeze._verify import verify_experiment
@@ -61,6 +63,7 @@ def check_gate(
 ) -> Gate:
     """Refuse what pre-registration forbids; otherwise say which lock the run is under."""
     chosen = effective_case_set(loaded, case_set)
+    _adapter_checks(loaded, chosen)
     lock = _with_frozen_servers(loaded, build_lock(loaded))
     mismatches = verify_experiment(loaded)
     if chosen != HELD_OUT:
@@ -92,6 +95,24 @@ def check_gate(
             "reported sitting."
         )
     return Gate(chosen, lock, True, accepted, len(earlier) + 1)
+
+
+def _adapter_checks(loaded: LoadedExperiment, case_set: str | None) -> None:
+    """An arm's adapter class may define ``check_run(settings, root, arm, case_set) ->
+    [warning]``: it raises ``RunRefused`` to refuse the run before anything is made (the
+    attribution study's held-out run of an engine it cannot contain), and its warnings
+    are printed to stderr."""
+    exp = loaded.experiment
+    for arm in exp.arms:
+        agent = exp.arm_agent(arm)
+        try:
+            cls = _registry.load("agents", agent.adapter)
+        except Exception:
+            continue  # `load_experiment` already named an unknown adapter
+        hook = getattr(cls, "check_run", None)
+        if callable(hook):
+            for line in hook(dict(agent.settings), loaded.root, arm, case_set):
+                print(f"warning: {line}", file=sys.stderr)
 
 
 def _with_frozen_servers(loaded: LoadedExperiment, lock: Lock) -> Lock:

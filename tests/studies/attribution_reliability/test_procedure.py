@@ -80,7 +80,8 @@ def test_a_package_is_recorded_once_per_trial_and_every_arm_judges_it_on_a_live_
     script = tmp_path / "follow_up.py"
     out = tmp_path / "follow_up.json"
     script.write_text(f"OUT = {str(out)!r}\nREPORT = {REPORT!r}\n{FOLLOW_UP}", encoding="utf-8")
-    follow_up = {"engine": "command", "argv": [sys.executable, str(script)]}
+    # Uncontained: it writes what the site answered into the test's folder.
+    follow_up = {"engine": "command", "argv": [sys.executable, str(script)], "contained": False}
     # Two workers: both arms of the trial reach the package at once, and one waits.
     exp = _study(tmp_path, ["c-k04"], {"oracle": ORACLE, "follow-up": follow_up}, concurrency=2)
     outcome = start_run(exp, tmp_path / "runs", run_seed=5)

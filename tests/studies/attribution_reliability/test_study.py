@@ -52,10 +52,10 @@ def _copy(tmp_path: Path, tasks: list[str], engine: dict[str, Any], **settings: 
     return path
 
 
-def _engine_script(tmp_path: Path, body: str) -> dict[str, Any]:
+def _engine_script(tmp_path: Path, body: str, **spec: Any) -> dict[str, Any]:
     script = tmp_path / "engine.py"
     script.write_text(body, encoding="utf-8")
-    return {"engine": "command", "argv": [sys.executable, str(script)]}
+    return {"engine": "command", "argv": [sys.executable, str(script)], **spec}
 
 
 def _results(run_dir: Path) -> list[dict[str, Any]]:
@@ -133,7 +133,8 @@ def test_a_recording_engine_receives_only_the_documented_request(tmp_path: Path)
         f"pathlib.Path({str(tmp_path)!r}, req['mode'] + '.json').write_text(raw)\n"
         f"print(json.dumps({REPORT!r}))\n"
     )
-    exp = _copy(tmp_path, ["c-p01", "c-k04"], _engine_script(tmp_path, body))
+    # Uncontained: it writes what it received into the test's folder, for the test to read.
+    exp = _copy(tmp_path, ["c-p01", "c-k04"], _engine_script(tmp_path, body, contained=False))
     outcome = start_run(exp, tmp_path / "runs", run_seed=4)
     assert outcome.status == "complete"
     scan = json.loads((tmp_path / "scan.json").read_text(encoding="utf-8"))

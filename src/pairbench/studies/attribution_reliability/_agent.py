@@ -128,6 +128,26 @@ class AttributionAdapter:
         digest = hashlib.sha256(identity.model_dump_json().encode()).hexdigest()
         return [(f"engines:{arm}", f"{identity.adapter} {identity.engine}", digest)]
 
+    @classmethod
+    def check_run(
+        cls, settings: dict[str, Any], root: Path, arm: str, case_set: str | None
+    ) -> list[str]:
+        """The runner's gate, before a run's first session: a held-out run of a local
+        engine that is to run contained, on a machine that cannot contain it, is refused
+        (``RunRefused`` naming the fix); any other run of it runs uncontained, warned by
+        the lines returned."""
+        from pairbench._errors import RunRefused
+        from pairbench.studies.attribution_reliability.engines import EngineSpec
+        from pairbench.studies.attribution_reliability.engines._contain import missing_sandbox
+
+        spec = EngineSpec.parse(AttributionSettings.parse(settings).engine)
+        problem = missing_sandbox(spec, arm)
+        if problem is None:
+            return []
+        if case_set == "held-out":
+            raise RunRefused(f"refusing a held-out run: {problem}")
+        return [f"{problem}. This {case_set or 'calibration'} run runs it uncontained."]
+
     def _manifests(self, root: Path | None) -> tuple[Path, Path]:
         """The arm's ``cases:`` / ``packages:``, else the experiment's copies (the bytes its
         lock hashed, which the report scores), else the study's."""
@@ -186,7 +206,7 @@ class AttributionAdapter:
             ctx.transcript.emit("engine_request", keys=sorted(request.wire()))
             # Every hit that arrives from here on is the engine's (``_visit``).
             engine_started = time.monotonic()
-            outcome = await self._engine(request, ctx)
+            outcome = await self._engine(request, ctx, held_out=entry.set == "held-out")
             provider_refused(outcome.report, ctx.signals)
             visit = site_visit(
                 site.audit, since=engine_started, slug=site.slug, mode=request.mode,
@@ -259,8 +279,15 @@ class AttributionAdapter:
             f"{self.settings.preflight_retry_s:g} s later, {statuses[1] or 'nothing'}"
         )
 
-    async def _engine(self, request: EngineRequest, ctx: AgentContext) -> Any:
+    async def _engine(self, request: EngineRequest, ctx: AgentContext, *, held_out: bool) -> Any:
         from pairbench.studies.attribution_reliability.engines import run_engine
+        from pairbench.studies.attribution_reliability.engines._contain import missing_sandbox
+
+        # The gate refused such a run before it started; this holds where the gate's
+        # machine is not this one (a Ray worker without bubblewrap).
+        problem = missing_sandbox(self.spec, ctx.arm) if held_out else None
+        if problem is not None:
+            raise InfraFailure(problem)
 
         # run_engine scrubs the environment itself (its allow-list plus the engine spec's
         # declared `env`), from the runner's own, as the engine's process needs it.
@@ -269,8 +296,18 @@ class AttributionAdapter:
         with tempfile.TemporaryDirectory(prefix="pb-engine-") as short:
             return await run_engine(
                 self.spec, request, env=dict(os.environ), workdir=Path(short),
-                signals=ctx.signals,
+                signals=ctx.signals, hide=_hidden(ctx),
             )  # fmt: skip
+
+
+def _hidden(ctx: AgentContext) -> list[Path]:
+    """What a contained engine must not see even inside its own folder: the experiment's
+    folder and the folder of runs (this run's, and every earlier one's)."""
+    hidden = [ctx.experiment_root] if ctx.experiment_root is not None else []
+    run = next((p for p in ctx.workdir.parents if (p / "run.json").is_file()), None)
+    if run is not None:
+        hidden.append(run.parent)
+    return [p.resolve() for p in hidden]
 
 
 def provider_refused(report: EngineReport | None, signals: Any) -> None:

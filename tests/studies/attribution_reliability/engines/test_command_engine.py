@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import textwrap
 import time
 from pathlib import Path
@@ -53,15 +54,20 @@ def run(tmp_path: Path, script: str, **spec: object) -> EngineOutcome:
     return asyncio.run(run_engine(parsed, request(), env=env, workdir=tmp_path / "work"))
 
 
-def test_a_good_engine_reports_and_gets_only_the_scrubbed_env(tmp_path: Path) -> None:
-    outcome = run(tmp_path, GOOD, env={"DECLARED": "yes"})
+@pytest.mark.parametrize("contained", [True, False])
+def test_a_good_engine_reports_and_gets_only_the_scrubbed_env(
+    tmp_path: Path, contained: bool
+) -> None:
+    outcome = run(tmp_path, GOOD, env={"DECLARED": "yes"}, contained=contained)
     assert outcome.failure is None, outcome.message
     assert outcome.report is not None
     assert outcome.report.findings[0].headline == "You want to order a cake."
     names = outcome.report.set_aside[0].summary.split()
     assert "PAIRBENCH_TEST_LEAK" not in names
     assert "DECLARED" in names
-    assert outcome.report.quote_pool[0].text == str(tmp_path / "work" / "home")
+    # Contained, HOME is the sandbox's empty tmpfs; on the host, a folder of the call's own.
+    home = "/home/engine" if contained else str(tmp_path / "work" / "home")
+    assert outcome.report.quote_pool[0].text == home
     assert outcome.duration_ms > 0
 
 
@@ -112,34 +118,40 @@ def test_a_failed_report_is_kept_as_an_engine_error(tmp_path: Path) -> None:
     assert "model: 429" in outcome.message
 
 
-def test_the_timeout_kills_the_whole_group(tmp_path: Path) -> None:
-    script = """
-    import pathlib, subprocess, time
-    child = subprocess.Popen(["sleep", "60"])
-    pathlib.Path("grandchild.pid").write_text(str(child.pid))
+@pytest.mark.parametrize("contained", [True, False])
+def test_the_timeout_kills_the_whole_group(tmp_path: Path, contained: bool) -> None:
+    # The grandchild is found on the host by its own argument (inside the sandbox its pid
+    # is another namespace's, and its files are gone with its tmpfs).
+    mark = f"{60 + secrets.randbelow(10**6) / 10**7:.7f}"
+    script = f"""
+    import subprocess, time
+    child = subprocess.Popen(["sleep", "{mark}"])
     time.sleep(60)
     """
     started = time.monotonic()
-    outcome = run(tmp_path, script, timeout_s=2)
+    outcome = run(tmp_path, script, timeout_s=2, contained=contained)
     assert outcome.failure == "timeout"
     assert "2 s" in outcome.message
     assert time.monotonic() - started < 15
-    pid = int((tmp_path / "work" / "grandchild.pid").read_text())
-    assert not _running(pid)
+    assert not _running_with(mark)
 
 
-def test_a_grandchild_holding_stdout_does_not_hold_the_answer(tmp_path: Path) -> None:
-    script = """
-    import pathlib, subprocess
-    child = subprocess.Popen(["sleep", "60"])  # inherits stdout, as a leaked browser would
-    pathlib.Path("grandchild.pid").write_text(str(child.pid))
-    print('{"status": "completed"}', flush=True)
+@pytest.mark.parametrize("contained", [True, False])
+def test_a_grandchild_holding_stdout_does_not_hold_the_answer(
+    tmp_path: Path, contained: bool
+) -> None:
+    mark = f"{60 + secrets.randbelow(10**6) / 10**7:.7f}"
+    script = f"""
+    import subprocess, time
+    child = subprocess.Popen(["sleep", "{mark}"])  # inherits stdout, like a leaked browser
+    time.sleep(0.5)  # started: it is on the host's process table when the engine answers
+    print('{{"status": "completed"}}', flush=True)
     """
     started = time.monotonic()
-    outcome = run(tmp_path, script, timeout_s=30)
+    outcome = run(tmp_path, script, timeout_s=30, contained=contained)
     assert outcome.failure is None, outcome.message
     assert time.monotonic() - started < 15
-    assert not _running(int((tmp_path / "work" / "grandchild.pid").read_text()))
+    assert not _running_with(mark)
 
 
 def test_the_default_deadline_is_per_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -169,14 +181,15 @@ def test_a_missing_program_is_infrastructure(tmp_path: Path) -> None:
         asyncio.run(run_engine(spec, request(), env=os.environ, workdir=tmp_path))
 
 
-def _running(pid: int) -> bool:
+def _running_with(mark: str) -> bool:
+    """Whether a live ``sleep <mark>`` is still on the host after 5 s."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        try:
-            proc = psutil.Process(pid)
-            if proc.status() == psutil.STATUS_ZOMBIE:
-                return False
-        except psutil.NoSuchProcess:
+        alive = []
+        for proc in psutil.process_iter(["cmdline", "status"]):
+            if proc.info["cmdline"] == ["sleep", mark]:
+                alive.append(proc.info["status"] != psutil.STATUS_ZOMBIE)
+        if not any(alive):
             return False
         time.sleep(0.05)
     return True

@@ -30,7 +30,9 @@ def test_a_command_in_a_git_checkout(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", "engine.py")
     git(tmp_path, "commit", "-qm", "engine")
-    spec = EngineSpec.parse({"engine": "command", "argv": ["python3", "engine.py"]})
+    # Beside the experiment, so uncontained (a contained one there is refused).
+    argv = ["python3", "engine.py"]
+    spec = EngineSpec.parse({"engine": "command", "argv": argv, "contained": False})
     clean = engine_identity(spec, tmp_path)
     assert clean.adapter == "command"
     assert clean.commit == git(tmp_path, "rev-parse", "HEAD")
@@ -44,7 +46,8 @@ def test_a_command_in_a_git_checkout(tmp_path: Path) -> None:
 
 def test_outside_git_there_is_no_commit(tmp_path: Path) -> None:
     (tmp_path / "eng").write_text("#!/bin/sh\n", encoding="utf-8")
-    found = engine_identity(EngineSpec.parse({"engine": "command", "argv": ["./eng"]}), tmp_path)
+    spec = EngineSpec.parse({"engine": "command", "argv": ["./eng"], "contained": False})
+    found = engine_identity(spec, tmp_path)
     assert found.commit is None and found.dirty is None
     assert found.source_sha256 is not None and len(found.source_sha256) == 64
 
@@ -65,7 +68,9 @@ def test_a_python_target_in_a_package_hashes_the_package(tmp_path: Path) -> None
 
 def test_a_top_level_module_hashes_its_file(tmp_path: Path) -> None:
     (tmp_path / "solo_engine.py").write_text("class E: ...\n", encoding="utf-8")
-    spec = EngineSpec.parse({"engine": "python", "target": "solo_engine:E", "path": ["."]})
+    spec = EngineSpec.parse(
+        {"engine": "python", "target": "solo_engine:E", "path": ["."], "contained": False}
+    )
     assert engine_identity(spec, tmp_path).source_path == str(tmp_path / "solo_engine.py")
 
 

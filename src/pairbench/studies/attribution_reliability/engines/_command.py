@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import errno
 import json
-from collections.abc import Mapping
+import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
 from pairbench._process import resolve_argv
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import RunSignals
+from pairbench.studies.attribution_reliability.engines._contain import (
+    program_folders,
+    sandbox_program,
+    sandboxed,
+)
 from pairbench.studies.attribution_reliability.engines._env import resolve_refs
 from pairbench.studies.attribution_reliability.engines._models import EngineRequest
 from pairbench.studies.attribution_reliability.engines._outcome import EngineOutcome
@@ -18,7 +25,9 @@ from pairbench.studies.attribution_reliability.engines._subprocess import run_pr
 
 
 class CommandEngine:
-    """Runs ``spec.argv`` once per call in its own process group with a scrubbed env.
+    """Runs ``spec.argv`` once per call in its own process group with a scrubbed env, in
+    the sandbox (``engines._contain``) unless the spec says ``contained: false``; ``hide``
+    are folders kept out of it even inside the program's own (the experiment, the runs).
 
     The request is the JSON object on its stdin (closed after it); the report is the one
     JSON object on its stdout. Anything else (a non-zero exit, other text, a report that
@@ -33,9 +42,10 @@ class CommandEngine:
 
     adapter: ClassVar[str] = "command"
 
-    def __init__(self, spec: EngineSpec) -> None:
+    def __init__(self, spec: EngineSpec, *, hide: Sequence[Path] = ()) -> None:
         assert spec.argv, "EngineSpec.parse checks a command engine's argv"
         self.spec = spec
+        self.hide = tuple(hide)
 
     async def run(
         self,
@@ -51,8 +61,18 @@ class CommandEngine:
         child_env = scrubbed_env(
             workdir, declared=resolve_refs(self.spec.env, env, "env"), source=env
         )
+        argv = resolve_argv(self.spec.argv)
+        program = sandbox_program(self.spec.contained)
+        if program is not None:
+            # bwrap would start and then fail to exec it (a crash); a program that cannot
+            # be started is the arm's set-up, as it is uncontained (run_engine: infra).
+            if shutil.which(argv[0], path=child_env.get("PATH")) is None:
+                raise FileNotFoundError(errno.ENOENT, "no such executable program", argv[0])
+            argv, child_env = sandboxed(
+                argv, child_env, program=program, show=program_folders(argv), hide=self.hide
+            )
         return await run_process(
-            resolve_argv(self.spec.argv),
+            argv,
             json.dumps(request.wire()).encode("utf-8"),
             env=child_env,
             workdir=workdir,

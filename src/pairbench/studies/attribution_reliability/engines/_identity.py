@@ -18,6 +18,10 @@ from pydantic import Field
 from pairbench._errors import SpecError
 from pairbench._model import Frozen
 from pairbench.spec._models import env_ref
+from pairbench.studies.attribution_reliability.engines._contain import (
+    pairbench_module,
+    program_folders,
+)
 from pairbench.studies.attribution_reliability.engines._python import SRC_ROOT
 from pairbench.studies.attribution_reliability.engines._resolve import resolve
 from pairbench.studies.attribution_reliability.engines._spec import (
@@ -65,6 +69,10 @@ class EngineIdentity(Frozen):
     """http headers, recorded like ``env``."""
     settings_sha256: str
     """SHA-256 of the settings as canonical JSON."""
+    contained: bool | None = None
+    """Whether the engine's process runs in the sandbox (the spec's ``contained``); None
+    when nothing of it runs here outside pairbench's own code (http, ``heuristic``,
+    ``openai``)."""
 
 
 def engine_identity(spec: EngineSpec, base_dir: Path) -> EngineIdentity:
@@ -88,6 +96,9 @@ def engine_identity(spec: EngineSpec, base_dir: Path) -> EngineIdentity:
         source = _program_source(spec.argv, spec.path)
     elif target:
         source = _module_source(target.partition(":")[0], spec.path)
+    local = adapter in ("command", "python") and not pairbench_module(target)
+    if local and spec.contained:
+        _own_folder(spec, base_dir)
     commit, dirty = _git(source) if source is not None else _GitState(None, None)
     settings = json.dumps(spec.settings, sort_keys=True, separators=(",", ":"), default=str)
     return EngineIdentity(
@@ -105,7 +116,25 @@ def engine_identity(spec: EngineSpec, base_dir: Path) -> EngineIdentity:
         env=_pinned(spec.env),
         headers=_pinned(spec.headers),
         settings_sha256=hashlib.sha256(settings.encode("utf-8")).hexdigest(),
+        contained=spec.contained if local else None,
     )
+
+
+def _own_folder(spec: EngineSpec, base_dir: Path) -> None:
+    """A contained engine sees its own folder: refuse one that is the experiment's (its
+    manifests and lock would be in view; a folder above it is fine, the experiment is
+    hidden inside it)."""
+    shown = program_folders(spec.argv) if spec.argv else [Path(p) for p in spec.path]
+    here = base_dir.resolve()
+    if any(folder.resolve() == here for folder in shown):
+        field = "argv" if spec.argv else "path"
+        raise SpecError(
+            [
+                f"engine.{field}: the engine lives in the experiment's folder ({here}), which "
+                "a contained engine would see (its manifests and lock). Fix: move the engine "
+                "into a folder of its own (engine/), or set contained: false"
+            ]
+        )
 
 
 def hash_path(path: Path) -> str:

@@ -5,13 +5,20 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import RunSignals
 from pairbench.studies.attribution_reliability.engines import _worker
+from pairbench.studies.attribution_reliability.engines._contain import (
+    API_MOUNT,
+    engine_api,
+    pairbench_module,
+    sandbox_program,
+    sandboxed,
+)
 from pairbench.studies.attribution_reliability.engines._env import resolve_refs
 from pairbench.studies.attribution_reliability.engines._models import EngineRequest
 from pairbench.studies.attribution_reliability.engines._outcome import EngineOutcome
@@ -34,6 +41,11 @@ class PythonEngine:
     exception, a crash (even ``os._exit``), a hang or a return value that is not a report is
     the engine's runtime failure, never the runner's.
 
+    The worker runs in the sandbox (``engines._contain``) unless the spec says ``contained:
+    false`` or the target is pairbench's own: it sees the interpreter, its site-packages
+    (any ``pairbench`` in them hidden), the spec's ``path`` folders and a copy of the engine
+    API alone (``engine_api``: the records, the protocol and the worker), not pairbench.
+
     **Usage**::
 
         spec = EngineSpec.parse({"engine": "python", "target": "my_pkg.engine:Engine"})
@@ -43,10 +55,11 @@ class PythonEngine:
 
     adapter: ClassVar[str] = "python"
 
-    def __init__(self, spec: EngineSpec) -> None:
+    def __init__(self, spec: EngineSpec, *, hide: Sequence[Path] = ()) -> None:
         assert spec.target, "EngineSpec.parse checks a python engine's target"
         self.spec = spec
         self.target = spec.target
+        self.hide = tuple(hide)
 
     async def run(
         self,
@@ -62,10 +75,18 @@ class PythonEngine:
             workdir, declared=resolve_refs(self.spec.env, env, "env"), source=env
         )
         declared = [child_env["PYTHONPATH"]] if "PYTHONPATH" in child_env else []
-        child_env["PYTHONPATH"] = os.pathsep.join([*self.spec.path, *declared, SRC_ROOT])
+        program = sandbox_program(self.spec.contained and not pairbench_module(self.target))
+        api = SRC_ROOT if program is None else API_MOUNT
+        child_env["PYTHONPATH"] = os.pathsep.join([*self.spec.path, *declared, api])
         payload = {"settings": self.spec.settings, "request": request.wire()}
+        argv = [sys.executable, "-m", _worker.__name__, self.target]
+        if program is not None:
+            argv, child_env = sandboxed(
+                argv, child_env, program=program, show=[Path(p) for p in self.spec.path],
+                hide=self.hide, api=engine_api(workdir),
+            )  # fmt: skip
         return await run_process(
-            [sys.executable, "-m", _worker.__name__, self.target],
+            argv,
             json.dumps(payload).encode("utf-8"),
             env=child_env,
             workdir=workdir,

@@ -5,6 +5,8 @@ adapter then runs in its worker). The entry points are read through ``pairbench.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from pairbench import _registry
@@ -64,9 +66,12 @@ def classify(obj: Any, *, target: str | None = None, name: str = "") -> Resolved
     )
 
 
-def build(spec: EngineSpec) -> EngineAdapter:
-    """The adapter instance for ``spec`` (a registered engine class becomes a worker)."""
+def build(spec: EngineSpec, *, hide: Sequence[Path] = ()) -> EngineAdapter:
+    """The adapter instance for ``spec`` (a registered engine class becomes a worker);
+    ``hide``: folders the local (contained) adapters keep out of their sandbox."""
     found = resolve(spec.engine)
     if found.target is not None:
         spec = spec.model_copy(update={"target": found.target})
+    if found.adapter is CommandEngine or found.adapter is PythonEngine:
+        return found.adapter(spec, hide=hide)
     return found.adapter(spec)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pairbench.agents._protocol import InfraFailure, RunSignals
@@ -33,6 +33,7 @@ async def run_engine(
     workdir: Path,
     timeout_s: float | None = None,
     signals: RunSignals | None = None,
+    hide: Sequence[Path] = (),
 ) -> EngineOutcome:
     """Run ``spec``'s engine on ``request``; every failure of the engine is an outcome.
 
@@ -42,7 +43,8 @@ async def run_engine(
     overrides ``default_timeout``. ``signals`` is shared by a run's calls: an
     ``EngineSignals``, or the run's ``RunSignals``, which gets the record of answered
     engines on first use. Without it, every http refusal counts as before the first
-    success.
+    success. ``hide``: folders a contained engine must not see even inside its own folder
+    (the experiment's, the runs').
 
     Raises ``InfraFailure`` when the harness failed (a program that cannot be started, an
     http engine refusing before its first report) and ``SpecError`` when a ``${env:NAME}``
@@ -53,7 +55,7 @@ async def run_engine(
         spec = EngineSpec.parse({"engine": "command", "argv": ["./engine"]}).resolve(base)
         outcome = await run_engine(spec, request, env=os.environ, workdir=attempt_dir)
     """
-    adapter = build(spec)
+    adapter = build(spec, hide=hide)
     limit = timeout_s if timeout_s is not None else spec.timeout_s
     workdir.mkdir(parents=True, exist_ok=True)
     try:

@@ -63,6 +63,13 @@ class EngineSpec(Frozen):
     """Declared reasoning efforts by role, recorded like ``models``."""
     timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """The whole call's limit; default: users x ``seconds_per_user`` + 60 s."""
+    contained: bool = True
+    """command, python, registered: run the engine's process in the sandbox (bubblewrap:
+    no run, experiment or pairbench folder, no other process's ``/proc``, a private
+    ``HOME`` and ``TMPDIR``; see ``engines._contain``). ``false`` runs it on the host as is,
+    and the report says so at the top; a held-out run is refused when containment is asked
+    for and unavailable. pairbench's own engines (``heuristic``, ``openai``) are part of
+    the harness and never contained."""
 
     @model_validator(mode="after")
     def _fits_adapter(self) -> EngineSpec:
@@ -73,6 +80,11 @@ class EngineSpec(Frozen):
                     f"engine.{name}: the {self.engine!r} engine takes no {name!r}. "
                     f"Fix: remove it (this engine takes: {', '.join(sorted(allowed))})"
                 )
+        if self.engine == "http" and not self.contained:
+            raise ValueError(
+                "engine.contained: an http engine runs elsewhere; only a local engine "
+                "(command, python, registered) is contained. Fix: remove 'contained'"
+            )
         if self.engine == "command" and not self.argv:
             raise ValueError(
                 "engine.argv: the command engine needs the program to run. "

@@ -47,6 +47,19 @@ def _engine(run: RunRecord, arm: str) -> str:
     return str(engine.get("engine") or "unknown") if isinstance(engine, dict) else "unknown"
 
 
+def _uncontained(run: RunRecord) -> list[str]:
+    """Arms whose engine spec says ``contained: false`` (a local engine: http takes none)."""
+    lines = []
+    for arm, identity in sorted((run.arm_identities() or {}).items()):
+        engine = ((identity or {}).get("settings") or {}).get("engine")
+        if isinstance(engine, dict) and engine.get("contained") is False:
+            lines.append(
+                f"Engine {engine.get('engine', 'unknown')} of arm {arm} ran uncontained "
+                "(contained: false): it could read the host, the answers included."
+            )
+    return lines
+
+
 def load_attribution(
     run_dir: RunDir, run: RunRecord, notes: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
@@ -72,8 +85,9 @@ def load_attribution(
             for trial, evidence, task in found
         ]
         return Attribution(
-            case_set=case_set, statement=STATEMENT, scorecards={}, calibration=rows
-        ).model_dump(mode="json")
+            case_set=case_set, statement=STATEMENT, scorecards={}, calibration=rows,
+            uncontained=_uncontained(run),
+        ).model_dump(mode="json")  # fmt: skip
     cards = {}
     for arm, found in sessions.items():
         settings = _settings(run, arm)
@@ -91,5 +105,6 @@ def load_attribution(
             ),
         )
     return Attribution(
-        case_set=case_set, statement=STATEMENT, scorecards=cards, calibration=[]
-    ).model_dump(mode="json")
+        case_set=case_set, statement=STATEMENT, scorecards=cards, calibration=[],
+        uncontained=_uncontained(run),
+    ).model_dump(mode="json")  # fmt: skip

@@ -63,6 +63,9 @@ class Attribution(BaseModel):
     misses and manual-review notes (``results.json`` is this, for one arm)."""
     calibration: list[CalibrationSession]
     """A calibration run's sessions (empty for a held-out run)."""
+    uncontained: list[str] = []
+    """One line per arm whose local engine ran uncontained (``contained: false``): it could
+    read the host, the answers included; shown at the top of the section."""
 
     def results_json(self) -> dict[str, Any]:
         return {arm: card.model_dump(mode="json") for arm, card in self.scorecards.items()}

@@ -204,8 +204,10 @@ def attribution(s: Mapping[str, Any]) -> Section | None:
     if part is None:
         return None
     cards = part["scorecards"]
-    # What the run could not do is said before anything else (then the statement).
-    blocks: list[Block] = [
+    # Before anything else: a result from an engine that could read the answers; then what
+    # the run could not do; then the statement.
+    blocks: list[Block] = [f"**{line}**" for line in part.get("uncontained") or []]
+    blocks += [
         b
         for arm, card in cards.items()
         for b in vvisit.warnings(card, f"Arm {arm}: " if len(cards) > 1 else "")
