@@ -236,11 +236,16 @@ class Executor:
         remaining: int,
         on_start: Callable[[], None] = lambda: None,
     ) -> None:
-        """The trial's attempts until one is not ``infra`` (an infra failure is retried)."""
-        while True:
-            self._premake(key)
-            async with slots.hold(remaining):
-                on_start()
+        """The trial's attempts until one is not ``infra`` (an infra failure is retried).
+
+        The retry runs next, in the slot the failed attempt held: queued behind other
+        trials, they could each add an infra failure before this trial's second one stops
+        the run (``infra.retries``).
+        """
+        self._premake(key)
+        async with slots.hold(remaining):
+            on_start()
+            while True:
                 if self.state.stop_reason is not None:
                     return
                 # Reserved in the slot, as the attempt is about to start (a retry too: it
@@ -253,22 +258,28 @@ class Executor:
                 if held is not None and self.state.stop_reason is not None:
                     self.ceiling.release(held)  # stopped while it waited
                     return
-                if held is not None:
-                    outcome, durable = await self._attempt(key, pair, held)
-            # The slot is free while the record commits: another attempt can start.
-            if held is None:
-                reason = self.ceiling.reason or "budget stop"
-                self.state.budget_reason = reason
-                await self._not_run(key, pair, reason)
-                self.state.done.add(key)
-                self.progress.advance_done("not_run")
-                return
-            await durable
-            if outcome != "infra":
-                self.state.done.add(key)
-                self.progress.advance_done(outcome)
-                return
-            self.progress.note_infra()
+                if held is None:
+                    break
+                outcome, durable = await self._attempt(key, pair, held)
+                if outcome != "infra" or self.state.stop_reason is not None:
+                    break
+                await durable
+                self.progress.note_infra()
+                self._premake(key)
+        # The slot is free while the record commits: another attempt can start.
+        if held is None:
+            reason = self.ceiling.reason or "budget stop"
+            self.state.budget_reason = reason
+            await self._not_run(key, pair, reason)
+            self.state.done.add(key)
+            self.progress.advance_done("not_run")
+            return
+        await durable
+        if outcome != "infra":
+            self.state.done.add(key)
+            self.progress.advance_done(outcome)
+            return
+        self.progress.note_infra()
 
     async def _pair(self, pair: Pair, slots: AttemptSlots, opening: asyncio.Semaphore) -> None:
         """One arm after the other, in the pair's planned order; a slot per attempt."""
