@@ -19,6 +19,7 @@ from pairbench.store._run_record import RunRecord
 from pairbench.studies.attribution_reliability._manifest import load_cases, load_packages
 from pairbench.studies.attribution_reliability._score import score
 from pairbench.studies.attribution_reliability._session import SessionEvidence
+from pairbench.studies.attribution_reliability._spend import spend_account
 from pairbench.studies.attribution_reliability.report._schema import (
     STATEMENT,
     Attribution,
@@ -59,8 +60,9 @@ def load_attribution(
             for trial, evidence, task in found
         ]
         return Attribution(
-            case_set=case_set, statement=STATEMENT, scorecards={}, calibration=rows
-        ).model_dump(mode="json")
+            case_set=case_set, statement=STATEMENT, scorecards={}, calibration=rows,
+            spend=spend_account(run_dir.path, run),
+        ).model_dump(mode="json")  # fmt: skip
     cases, packages = load_cases(), load_packages()
     cards = {
         arm: score(
@@ -73,5 +75,6 @@ def load_attribution(
         for arm, found in sessions.items()
     }
     return Attribution(
-        case_set=case_set, statement=STATEMENT, scorecards=cards, calibration=[]
-    ).model_dump(mode="json")
+        case_set=case_set, statement=STATEMENT, scorecards=cards, calibration=[],
+        spend=spend_account(run_dir.path, run),
+    ).model_dump(mode="json")  # fmt: skip

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from pairbench.studies.attribution_reliability._score_models import Scorecard
+from pairbench.studies.attribution_reliability._spend import SpendAccount
 
 if TYPE_CHECKING:
     from pairbench.studies.attribution_reliability._session import SessionEvidence
@@ -63,6 +64,9 @@ class Attribution(BaseModel):
     misses and manual-review notes (``results.json`` is this, for one arm)."""
     calibration: list[CalibrationSession]
     """A calibration run's sessions (empty for a held-out run)."""
+    spend: SpendAccount | None = None
+    """What the run counted against the ceiling: its own spend (overshoots and worst-case
+    charges named), earlier calibration runs' and the declared prior spend."""
 
     def results_json(self) -> dict[str, Any]:
         return {arm: card.model_dump(mode="json") for arm, card in self.scorecards.items()}
