@@ -115,6 +115,7 @@ class AttributionAdapter:
 
         cases, packages = self._manifests()
         name = ctx.task.upper()
+        recording: str | None = None
         entry: Case | Package
         if name in cases:
             entry = cases[name]
@@ -132,9 +133,14 @@ class AttributionAdapter:
                     budget=self.settings.budget, model_seed=ctx.model_seed,
                 )  # fmt: skip
             else:
-                from pairbench.studies.attribution_reliability._bundle import trial_bundle
+                from pairbench.studies.attribution_reliability._bundle import (
+                    recording_folder,
+                    trial_bundle,
+                )
 
-                sessions, shared = await trial_bundle(entry, site, ctx.shared_dir)
+                folder = recording_folder(ctx.shared_dir)
+                sessions, shared = await trial_bundle(entry, site, folder)
+                recording = shared.sha256
                 ctx.transcript.emit(
                     "package_recorded", users=[s.user for s in sessions],
                     sha256=shared.sha256, reused=shared.reused,
@@ -172,6 +178,7 @@ class AttributionAdapter:
             audit_paths=audit,
             preflight=statuses,
             latency_ms=(time.monotonic() - started) * 1000,
+            recording_sha256=recording,
             **session_cost(outcome.report, declared_models(self.spec), ctx.worst_cost_usd),
         )
         stored = evidence.model_dump(mode="json", by_alias=True)

@@ -53,6 +53,12 @@ def load_attribution(
                 evidence = SessionEvidence.model_validate(json.loads(answer))
         sessions.setdefault(arm, []).append((trial, evidence, str(data["task"])))
     case_set = run.case_set or "calibration"
+    recordings = {
+        f"{evidence.case}#{trial}": evidence.recording_sha256
+        for found in sessions.values()
+        for trial, evidence, _ in found
+        if evidence is not None and evidence.recording_sha256
+    }
     if case_set != "held-out":
         rows = [
             CalibrationSession.of(arm, task, trial, evidence)
@@ -61,7 +67,7 @@ def load_attribution(
         ]
         return Attribution(
             case_set=case_set, statement=STATEMENT, scorecards={}, calibration=rows,
-            spend=spend_account(run_dir.path, run),
+            spend=spend_account(run_dir.path, run), recordings=recordings,
         ).model_dump(mode="json")  # fmt: skip
     cases, packages = load_cases(), load_packages()
     cards = {
@@ -76,5 +82,5 @@ def load_attribution(
     }
     return Attribution(
         case_set=case_set, statement=STATEMENT, scorecards=cards, calibration=[],
-        spend=spend_account(run_dir.path, run),
+        spend=spend_account(run_dir.path, run), recordings=recordings,
     ).model_dump(mode="json")  # fmt: skip

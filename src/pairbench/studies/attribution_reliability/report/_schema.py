@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from pairbench.studies.attribution_reliability._score_models import Scorecard
 from pairbench.studies.attribution_reliability._spend import SpendAccount
@@ -64,6 +64,9 @@ class Attribution(BaseModel):
     misses and manual-review notes (``results.json`` is this, for one arm)."""
     calibration: list[CalibrationSession]
     """A calibration run's sessions (empty for a held-out run)."""
+    recordings: dict[str, str] = Field(default_factory=dict)
+    """Per package session (``C-K04#0``): the SHA-256 of the recording judged (recorded once
+    per trial under the lock, reused by every arm and run under it)."""
     spend: SpendAccount | None = None
     """What the run counted against the ceiling: its own spend (overshoots and worst-case
     charges named), earlier calibration runs' and the declared prior spend."""

@@ -1,4 +1,5 @@
-"""The report's spend paragraph: what the run counted against the ceiling, and why.
+"""The report's spend paragraph: what the run counted against the ceiling, and why; and the
+package recordings judged, by hash.
 
 The ceiling holds calibration included, so the paragraph names every part of the total: the
 run's own spend, the earlier calibration runs counted when it started (by id), the declared
@@ -15,10 +16,25 @@ from typing import Any
 from pairbench.report.view._doc import Block, Table
 
 
+def recording_blocks(part: Mapping[str, Any]) -> list[Block]:
+    """The package recordings judged, by hash: the same bytes for every run under the lock."""
+    recordings = part.get("recordings") or {}
+    if not recordings:
+        return []
+    return [
+        "Package recordings judged (recorded once per trial under the lock, reused by every "
+        "arm and run under it):",
+        Table(
+            ["Package session", "Recording SHA-256"],
+            [[k, recordings[k]] for k in sorted(recordings)],
+        ),
+    ]
+
+
 def spend_blocks(part: Mapping[str, Any]) -> list[Block]:
     account = part.get("spend")
     if not account:
-        return []
+        return recording_blocks(part)
     own = account["this_run"]
     ceiling = account["ceiling_usd"]
     of = f" of the ${ceiling:.2f} ceiling" if ceiling is not None else " (no ceiling declared)"
@@ -57,4 +73,4 @@ def spend_blocks(part: Mapping[str, Any]) -> list[Block]:
                 ],
             )
         )
-    return blocks
+    return [*blocks, *recording_blocks(part)]
