@@ -14,7 +14,6 @@ ceiling has room for its worst-case cost beside those in flight (``_ceiling.py``
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import signal
 from collections import defaultdict
@@ -83,7 +82,7 @@ class Executor:
         self.journal: Journal = rc.run_dir.journal()
         self.commits = GroupCommitter(self.journal, rc.run_dir.path)
         b = rc.loaded.experiment.budget
-        prior = math.fsum([b.prior_spend_usd, state.prior.usd if state.prior else 0.0])
+        prior = b.prior_spend_usd + (state.prior.usd if state.prior else 0.0)
         self.ceiling = CostCeiling(b.cost_ceiling_usd, b.cost_per_trial_usd, state.spend, prior)
         self.ceiling.overshoot = state.prior.overshoot_usd if state.prior else None
 
