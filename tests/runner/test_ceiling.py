@@ -203,3 +203,51 @@ def test_a_tasks_own_worst_case_and_the_spend_before_the_run_count_against_the_c
     # The first task's own worst case (0.2) can never fit under 0.10: nothing starts.
     assert "$0.2000 (the task's declared cost_per_trial_usd)" in stopped.status
     assert set(_outcomes(stopped.run_dir)) == {"not_run"}
+
+
+def test_an_attempt_that_costs_more_than_it_reserved_raises_every_later_reservation() -> None:
+    # The $7-a-session engine against a $20 ceiling with $0.272 declared: the declared worst
+    # case alone lets a third $7 session start at $14 spent ($14.272 <= $20), ending at $21.
+    async def scenario() -> tuple[list[float | None], str | None]:
+        ceiling = CostCeiling(20.0, 0.272, Spend())
+        reserved: list[float | None] = []
+        while (held := await ceiling.reserve()) is not None:
+            reserved.append(held.usd)
+            ceiling.settle(held, _priced(7.0))
+        return reserved, ceiling.reason
+
+    reserved, reason = asyncio.run(scenario())
+    assert reserved == [0.272, 7.0]  # the overshoot raised the second reservation
+    assert reason == (
+        "budget stop: the spend $14.0000 plus the next attempt's reservation $7.0000 (the "
+        "largest cost seen, which passed its declared worst case) would pass the ceiling $20.00"
+    )
+
+
+def test_a_task_declared_above_the_overshoot_keeps_its_own_worst_case() -> None:
+    async def scenario() -> list[float | None]:
+        ceiling = CostCeiling(20.0, None, Spend())
+        first = await ceiling.reserve(0.5)
+        assert first is not None
+        ceiling.settle(first, _priced(0.9))  # overshoot: 0.9 > 0.5
+        small, large = await ceiling.reserve(0.5), None
+        assert small is not None
+        ceiling.settle(small, _priced(0.1))
+        large = await ceiling.reserve(2.0)
+        assert large is not None
+        return [small.usd, large.usd]
+
+    assert asyncio.run(scenario()) == [0.9, 2.0]
+
+
+def test_a_scored_attempt_that_recorded_no_cost_is_charged_its_reservation() -> None:
+    async def scenario() -> float:
+        spend = Spend()
+        ceiling = CostCeiling(20.0, None, spend)
+        held = await ceiling.reserve(0.272)
+        assert held is not None
+        ceiling.settle(held, _priced(None))  # ran to "passed", reported nothing
+        return spend.usd(None)
+
+    # Not $0: an agent that reports no cost is charged the worst case it reserved.
+    assert asyncio.run(scenario()) == 0.272

@@ -355,3 +355,28 @@ def test_a_stagger_longer_than_the_run_never_holds_it_up(tmp_path: Path) -> None
     assert outcome.status == "complete"
     assert starts[1] - starts[0] >= 0.5  # the second slot opened 0.6 s after the first
     assert _most_at_once(spans) == 2  # and once open, two ran together
+
+
+@pytest.mark.parametrize("slots", [1, 2])
+def test_an_infra_retry_runs_next_so_the_second_infra_stop_comes_on_the_same_trial(
+    tmp_path: Path, slots: int
+) -> None:
+    # Arm b is in no success table: every attempt of it is infrastructure. Its first
+    # trial's retry must run in the slot it failed in, before any other trial starts in
+    # that slot, so the run stops after that trial's second failure, not after one failure
+    # on each trial queued ahead of the retry.
+    agent = {"adapter": "simulated", "settings": {"success": {"a": 1.0}}}
+    exp = _experiment(tmp_path, agent, tasks=4, trials=2, slots=slots)
+    outcome = start_run(exp, tmp_path / "runs", run_seed=3)
+    assert "failed for infrastructure reasons 2 times" in outcome.status
+    events = events_of(Journal.read(outcome.run_dir / "journal.jsonl"), AttemptStarted)
+    infra = sorted((outcome.run_dir / "infra").rglob("*.json"))
+    failed = [json.loads(f.read_bytes()) for f in infra]
+    labels = {f"{r['arm']}/{r['task']}/{r['trial']}" for r in failed}
+    if slots == 1:
+        assert len(failed) == 2 and len(labels) == 1
+        retried = [i for i, e in enumerate(events) if e.attempt == 2]
+        assert len(retried) == 1 and events[retried[0] - 1].key == events[retried[0]].key
+    else:
+        # The other slot may have one b attempt in flight when the first infra retry fails.
+        assert len(failed) <= 3 and len(labels) <= 2

@@ -74,6 +74,10 @@ class AgentContext:
     experiment_root: Path | None = None
     """The experiment file's folder: a path an adapter's settings name is relative to it
     (and locked when listed in ``files:``)."""
+    worst_cost_usd: float | None = None
+    """The attempt's declared worst-case cost (the task's ``cost_per_trial_usd``, else
+    ``budget.cost_per_trial_usd``): what an adapter charges when its agent uses a model but
+    reported no cost, rather than $0."""
 
 
 @dataclass(frozen=True)

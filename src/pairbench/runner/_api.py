@@ -36,6 +36,7 @@ from pairbench.runner._model_proxy import (
     require_preflight,
     sampling_defaults,
 )
+from pairbench.runner._prior import PriorSpend, recorded_prior, study_prior_spend
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._protected import check_protected
 from pairbench.runner._ray import attempt_runner, check_executor
@@ -106,6 +107,7 @@ def _run_info(
     model_server: Mapping[str, Any] | None = None,
     staged: StagedRun | None = None,
     protected: Mapping[str, str] | None = None,
+    prior: PriorSpend | None = None,
 ) -> RunInfo:
     """run.json, written once with the run folder (status and the rest: journal events)."""
     exp = loaded.experiment
@@ -155,6 +157,7 @@ def _run_info(
         model_server=dict(model_server) if model_server is not None else None,
         stage=staged.stage if staged is not None else None,
         plan=staged.plan if staged is not None else None,
+        prior_spend=prior,
     )
 
 
@@ -169,6 +172,7 @@ def _execute(
     progress: bool,
 ) -> RunOutcome:
     rc = RunContext(loaded=loaded, run_dir=run_dir, run_id=run_id, canaries=[canary_for(run_id)])
+    state.prior = recorded_prior(run_dir)  # what the study counted at the start
     total = schedule.attempts
     with (
         supervised(),  # no process of the run outlives it, even if this process is killed
@@ -318,6 +322,7 @@ def start_run(
         model_server,
         staged,
         protected,
+        study_prior_spend(loaded, runs_dir, gate.case_set),  # it may refuse: nothing made yet
     )
     # The planned order is on disk before the first attempt starts: the folder appears under
     # its name only with its plan and lock in it, and with this process as its writer.

@@ -301,6 +301,9 @@ async def _prepare(
         attempt=attempt,
         extra={"prompt_names_attachments": "${attachments}" in raw_prompt},
         experiment_root=rc.loaded.root,
+        worst_cost_usd=exp.budget.cost_per_trial_usd
+        if task.cost_per_trial_usd is None
+        else task.cost_per_trial_usd,
     )
     return _Prepared(at, agent, ctx, fixture, fixture_dir, content, probes, started)
 

@@ -6,7 +6,11 @@ reserves its worst-case cost before it starts, and starts only when the measured
 every reservation in flight plus its own stays within the ceiling; when it ends, its
 reservation becomes its measured cost. The worst case is the declared per-attempt estimate
 (``budget.cost_per_trial_usd``), else the largest cost an attempt of the run has reported;
-with neither, attempts run one at a time until one reports a cost.
+with neither, attempts run one at a time until one reports a cost. A declared worst case is
+a promise the agent may break: once an attempt costs more than it reserved (an overshoot),
+every later attempt reserves at least that cost, so one broken promise cannot repeat until
+the spend passes the ceiling. An attempt that ran but recorded no cost is charged what it
+reserved.
 """
 
 from __future__ import annotations
@@ -39,15 +43,19 @@ class Spend:
     largest: float | None = None
     """The largest cost one attempt recorded (the worst case when no estimate is declared)."""
 
-    def add(self, result: TrialResult) -> None:
-        """Count one attempt's record."""
+    def add(self, result: TrialResult, charge: float | None = None) -> None:
+        """Count one attempt's record; ``charge``: what a scored attempt that recorded no
+        cost is charged (its reservation), else the estimate ``usd`` is given."""
         cost = result.metrics.cost_usd.value if result.metrics is not None else None
         if cost is None:
             # An attempt that ran to a scored outcome spent something nobody measured; an
             # infra, interrupted or not_run record without a cost may have spent nothing.
-            if result.outcome in SCORED_OUTCOMES:
+            if result.outcome not in SCORED_OUTCOMES:
+                return
+            if charge is None:
                 self.uncosted += 1
-            return
+                return
+            cost = charge
         self.largest = cost if self.largest is None else max(self.largest, cost)
         # Hettinger's msum: keeps the exact running sum in a few floats, so the spend the
         # ceiling compares is the same number a math.fsum over the stored records gives.
@@ -116,11 +124,18 @@ class CostCeiling:
         self.prior = prior_usd
         """Spent before this run and counted against the same ceiling (a calibration's)."""
         self.reason: str | None = None
+        self.overshoot: float | None = None
+        """The largest cost of an attempt that cost more than it reserved (None: none did)."""
         self._held: dict[int, float | None] = {}
         self._ids = itertools.count()
         self._waiters: list[asyncio.Future[None]] = []
 
     def _worst(self, own: float | None = None) -> _Worst:
+        declared = own if own is not None else self.estimate
+        if declared is not None and self.overshoot is not None and self.overshoot > declared:
+            return _Worst(
+                self.overshoot, "the largest cost seen, which passed its declared worst case"
+            )
         if own is not None:
             return _Worst(own, "the task's declared cost_per_trial_usd")
         if self.estimate is not None:
@@ -168,9 +183,13 @@ class CostCeiling:
         return f" (${self.prior:.4f} of it before this run)" if self.prior else ""
 
     def settle(self, held: Reservation, result: TrialResult) -> None:
-        """The attempt ended: its measured cost replaces its reservation."""
+        """The attempt ended: its measured cost replaces its reservation (a scored attempt
+        that recorded none is charged the reservation)."""
         self._held.pop(held.id, None)
-        self.spend.add(result)
+        self.spend.add(result, charge=held.usd)
+        cost = result.metrics.cost_usd.value if result.metrics is not None else None
+        if cost is not None and held.usd is not None and cost > held.usd:
+            self.overshoot = cost if self.overshoot is None else max(self.overshoot, cost)
         self._wake()
 
     def release(self, held: Reservation) -> None:

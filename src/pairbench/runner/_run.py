@@ -36,6 +36,7 @@ from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._journal import Journal
 from pairbench.store._records import Outcome, TrialResult
 from pairbench.store._row import trial_row
+from pairbench.store._run_info import PriorSpend
 from pairbench.store._transcript import Transcript
 
 
@@ -54,6 +55,8 @@ class RunState:
     """Every recorded attempt's cost, this invocation's and (on resume) the stored ones."""
     stop_reason: str | None = None
     budget_reason: str | None = None
+    prior: PriorSpend | None = None
+    """Spend before the run its study counted (run.json's ``prior_spend``)."""
 
 
 AttemptRunner = Callable[[RunContext, TrialKey, Pair, int], Awaitable[AttemptRecord]]
@@ -78,10 +81,10 @@ class Executor:
         self.attempt_runner = attempt_runner
         self.journal: Journal = rc.run_dir.journal()
         self.commits = GroupCommitter(self.journal, rc.run_dir.path)
-        budget = rc.loaded.experiment.budget
-        self.ceiling = CostCeiling(
-            budget.cost_ceiling_usd, budget.cost_per_trial_usd, state.spend, budget.prior_spend_usd
-        )
+        b = rc.loaded.experiment.budget
+        prior = b.prior_spend_usd + (state.prior.usd if state.prior else 0.0)
+        self.ceiling = CostCeiling(b.cost_ceiling_usd, b.cost_per_trial_usd, state.spend, prior)
+        self.ceiling.overshoot = state.prior.overshoot_usd if state.prior else None
 
     # -- records ---------------------------------------------------------------------------
     def _event(
@@ -236,39 +239,46 @@ class Executor:
         remaining: int,
         on_start: Callable[[], None] = lambda: None,
     ) -> None:
-        """The trial's attempts until one is not ``infra`` (an infra failure is retried)."""
-        while True:
-            self._premake(key)
-            async with slots.hold(remaining):
-                on_start()
+        """The trial's attempts until one is not ``infra``. A retry runs next, in the slot
+        the failure held: queued behind other trials, each could add an infra failure
+        before this trial's second one stops the run (``infra.retries``)."""
+        self._premake(key)
+        async with slots.hold(remaining):
+            on_start()
+            while True:
                 if self.state.stop_reason is not None:
                     return
-                # Reserved in the slot, as the attempt is about to start (a retry too: it
-                # costs as much). It may wait here, slot held, for an attempt in flight to
-                # end and free its reservation; any other attempt would reserve the same
-                # worst case, so the slot could not start one meanwhile either.
+                # Reserved in the slot as the attempt starts (a retry too). It may wait
+                # here, slot held, for an attempt in flight to free its reservation; any
+                # other attempt would reserve as much, so the slot could start none either.
                 held = await self.ceiling.reserve(
                     self.rc.loaded.experiment.task(key.task).cost_per_trial_usd
                 )
                 if held is not None and self.state.stop_reason is not None:
                     self.ceiling.release(held)  # stopped while it waited
                     return
-                if held is not None:
-                    outcome, durable = await self._attempt(key, pair, held)
-            # The slot is free while the record commits: another attempt can start.
-            if held is None:
-                reason = self.ceiling.reason or "budget stop"
-                self.state.budget_reason = reason
-                await self._not_run(key, pair, reason)
-                self.state.done.add(key)
-                self.progress.advance_done("not_run")
-                return
-            await durable
-            if outcome != "infra":
-                self.state.done.add(key)
-                self.progress.advance_done(outcome)
-                return
-            self.progress.note_infra()
+                if held is None:
+                    break
+                outcome, durable = await self._attempt(key, pair, held)
+                if outcome != "infra" or self.state.stop_reason is not None:
+                    break
+                await durable
+                self.progress.note_infra()
+                self._premake(key)
+        # The slot is free while the record commits: another attempt can start.
+        if held is None:
+            reason = self.ceiling.reason or "budget stop"
+            self.state.budget_reason = reason
+            await self._not_run(key, pair, reason)
+            self.state.done.add(key)
+            self.progress.advance_done("not_run")
+            return
+        await durable
+        if outcome != "infra":
+            self.state.done.add(key)
+            self.progress.advance_done(outcome)
+            return
+        self.progress.note_infra()
 
     async def _pair(self, pair: Pair, slots: AttemptSlots, opening: asyncio.Semaphore) -> None:
         """One arm after the other, in the pair's planned order; a slot per attempt."""

@@ -73,6 +73,19 @@ class PlanRef(Frozen):
     """The campaign pairs the plan declares (the run's trial indices 0..n-1)."""
 
 
+class PriorSpend(Frozen):
+    """Spend made before a run that counts against its cost ceiling, found by the
+    experiment's study (``Study.before_run``): its calibration runs', say. Counted beside
+    ``budget.prior_spend_usd``, which stays the place for spend made elsewhere."""
+
+    usd: float = Field(ge=0, allow_inf_nan=False)
+    sources: list[str] = Field(default_factory=list)
+    """What was counted, one line each (a run's id and its spend)."""
+    overshoot_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """The largest cost an attempt before the run had beyond its declared worst case: the
+    run's reservations start raised to it (``runner._ceiling``)."""
+
+
 class RunInfo(Frozen):
     """Everything ``run.json`` holds (see the module docstring)."""
 
@@ -138,6 +151,9 @@ class RunInfo(Frozen):
     ``confirmation`` (an approved plan's pairs); left out for other runs."""
     plan: PlanRef | None = Field(default=None, exclude_if=lambda v: v is None)
     """The approved plan a confirmation run follows; left out for other runs."""
+    prior_spend: PriorSpend | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Spend before this run that its study counted against the ceiling (``Study.before_run``);
+    resume counts it again. Left out when the study counted none."""
 
     def encode(self) -> bytes:
         """run.json's bytes: sorted keys, two-space indent, one trailing newline."""

@@ -77,6 +77,14 @@ class Invocation(_Shape):
     executor: str | None = None
 
 
+class RunPriorSpend(_Shape):
+    """Spend before the run that its study counted against the ceiling."""
+
+    usd: float
+    sources: list[str] = Field(default_factory=list)
+    overshoot_usd: float | None = None
+
+
 class RunRecord(_Shape):
     """run.json as read back, with what the journal says happened since (module docstring)."""
 
@@ -119,6 +127,8 @@ class RunRecord(_Shape):
     """``screening`` or ``confirmation`` for a campaign experiment's run; None otherwise."""
     plan: dict[str, Any] | None = None
     """The approved plan a confirmation run follows (``PlanRef``: file, sha256, approval)."""
+    prior_spend: RunPriorSpend | None = None
+    """Spend before the run its study counted against the ceiling (``Study.before_run``)."""
 
     def adapter(self, arm: str) -> str:
         """The arm's agent adapter, or ``""`` when run.json does not say."""

@@ -1,10 +1,12 @@
 """Studies: plugins registered through the ``pairbench.studies`` entry point (the built-in
 ones in the sub-packages here, exactly as a third party's). The core uses only this module."""
 
+from pairbench.store._run_info import PriorSpend
 from pairbench.studies._study import (
     DemoRequest,
     DoubleReply,
     ReviewNote,
+    RunStart,
     ScoredAnswer,
     Study,
     StudyDataMissing,
@@ -19,7 +21,9 @@ from pairbench.studies._study import (
 __all__ = [
     "DemoRequest",
     "DoubleReply",
+    "PriorSpend",
     "ReviewNote",
+    "RunStart",
     "ScoredAnswer",
     "Study",
     "StudyDataMissing",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from pairbench.report.view._doc import Figure, Omitted, Section
     from pairbench.store._run_dir import RunDir
+    from pairbench.store._run_info import PriorSpend
     from pairbench.store._run_record import RunRecord
     from pairbench.store._table import TrialTable
 
@@ -144,6 +145,18 @@ class StudyDataMissing(Exception):
     (``summary.study.missing``), instead of leaving them out silently."""
 
 
+@dataclass(frozen=True)
+class RunStart:
+    """A run about to start, as ``Study.before_run`` sees it (nothing is made yet)."""
+
+    loaded: Any
+    """The ``LoadedExperiment``."""
+    runs_dir: Path
+    """The folder the run's folder will be made in (earlier runs are beside it)."""
+    case_set: str | None
+    """``calibration``, ``held-out`` or None (every task)."""
+
+
 DoubleReply: TypeAlias = "tuple[str | None, list[dict[str, Any]]]"
 """A test double's reply: the message content and the tool calls."""
 
@@ -187,6 +200,12 @@ class Study:
     """``pairbench check`` on an experiment naming the study: lines saying what its report
     will be able to show for this experiment and what will be missing, and why (given the
     ``LoadedExperiment``). Advice, never a problem: the exit code is the core's."""
+
+    before_run: Callable[[RunStart], PriorSpend | None] | None = None
+    """Called by ``pairbench run`` before the run's folder is made: raise ``PairbenchError``
+    to refuse the run (nothing is made), or return spend made before it that counts against
+    the same cost ceiling (run.json's ``prior_spend``, counted beside
+    ``budget.prior_spend_usd``, on resume too)."""
 
     def find_commands(self) -> dict[str, str]:
         """``PATH`` with what the study needs on it: unchanged when every program is already

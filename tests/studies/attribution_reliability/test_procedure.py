@@ -17,6 +17,7 @@ from pairbench import start_run, write_report
 from pairbench.freeze import write_lock
 from pairbench.spec import load_experiment
 from pairbench.studies.attribution_reliability import STUDY
+from pairbench.studies.attribution_reliability._bundle import recording_folder
 from pairbench.studies.attribution_reliability._reference import OracleEngine
 
 pytestmark = pytest.mark.browser
@@ -91,8 +92,18 @@ def test_a_package_is_recorded_once_per_trial_and_every_arm_judges_it_on_a_live_
     (first,), (second,) = recorded["oracle"], recorded["follow-up"]
     assert first["sha256"] == second["sha256"]  # the same bytes, judged by both arms
     assert sorted([first["reused"], second["reused"]]) == [False, True]
-    stored = outcome.run_dir / "shared" / "c-k04" / "0" / "package.json"
+    # Kept per lock beside the runs: a later run under the same lock (another run seed,
+    # so another slug) judges the same bytes, recorded by no one again.
+    folder = recording_folder(outcome.run_dir / "shared" / "c-k04" / "0")
+    assert folder is not None and folder.parent.parent.parent.name == ".recordings"
+    stored = folder / "package.json"
     assert stored.is_file() and json.loads(stored.read_bytes())["sessions"]
+    again = start_run(exp, tmp_path / "runs", run_seed=6)
+    reused = _events(again.run_dir, "package_recorded")
+    assert {e["sha256"] for events in reused.values() for e in events} == {first["sha256"]}
+    assert all(e["reused"] for events in reused.values() for e in events)
+    markdown = write_report(again.run_dir).markdown.read_text(encoding="utf-8")
+    assert f"| C-K04#0 | {first['sha256']} |" in markdown
     # The follow-up arm browsed the site it was judging: the start page and every page of
     # the recording answered, at this attempt's origin (the stored one's port is closed).
     seen = json.loads(out.read_text(encoding="utf-8"))

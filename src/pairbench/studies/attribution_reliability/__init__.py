@@ -25,11 +25,20 @@ from pairbench.studies.attribution_reliability.report import REPORT
 if TYPE_CHECKING:
     import typer
 
+    from pairbench.store._run_info import PriorSpend
+    from pairbench.studies._study import RunStart
+
 
 def _commands() -> typer.Typer:
     from pairbench.studies.attribution_reliability._cli import commands
 
     return commands()
+
+
+def _before_run(start: RunStart) -> PriorSpend | None:
+    from pairbench.studies.attribution_reliability._spend import before_run
+
+    return before_run(start)
 
 
 STUDY = Study(
@@ -40,6 +49,7 @@ STUDY = Study(
     report=REPORT,
     cli=_commands,
     double=attribution_reply,
+    before_run=_before_run,
 )
 
 __all__ = ["STUDY", "AttributionAdapter", "grade_attribution"]

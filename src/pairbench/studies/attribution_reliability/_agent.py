@@ -43,6 +43,7 @@ from pairbench.studies.attribution_reliability._manifest import (
 )
 from pairbench.studies.attribution_reliability._score_models import SessionFailure
 from pairbench.studies.attribution_reliability._session import SessionEvidence
+from pairbench.studies.attribution_reliability._spend import WORST_CASE_ESTIMATOR
 from pairbench.studies.attribution_reliability._visit import site_visit
 from pairbench.studies.attribution_reliability.engines._identity import EngineIdentity
 from pairbench.studies.attribution_reliability.engines._models import (
@@ -169,6 +170,7 @@ class AttributionAdapter:
         manifests = self._manifests(ctx.experiment_root)
         cases, packages = load_cases(manifests[0]), load_packages(manifests[1])
         name = ctx.task.upper()
+        recording: str | None = None
         entry: Case | Package
         if name in cases:
             entry = cases[name]
@@ -191,9 +193,14 @@ class AttributionAdapter:
                     budget=self.settings.budget, model_seed=ctx.model_seed,
                 )  # fmt: skip
             else:
-                from pairbench.studies.attribution_reliability._bundle import trial_bundle
+                from pairbench.studies.attribution_reliability._bundle import (
+                    recording_folder,
+                    trial_bundle,
+                )
 
-                sessions, shared = await trial_bundle(entry, site, ctx.shared_dir)
+                folder = recording_folder(ctx.shared_dir)
+                sessions, shared = await trial_bundle(entry, site, folder)
+                recording = shared.sha256
                 ctx.transcript.emit(
                     "package_recorded", users=[s.user for s in sessions],
                     sha256=shared.sha256, reused=shared.reused,
@@ -244,7 +251,8 @@ class AttributionAdapter:
             manifests=[str(p.resolve()) for p in manifests],
             preflight=statuses,
             latency_ms=(time.monotonic() - started) * 1000,
-            **_cost(outcome.report),
+            recording_sha256=recording,
+            **session_cost(outcome.report, declared_models(self.spec), ctx.worst_cost_usd),
         )
         stored = evidence.model_dump(mode="json", by_alias=True)
         ctx.transcript.emit("session_evidence", evidence=stored)
@@ -331,19 +339,36 @@ def _relative(path: str, slug: str) -> str:
     return path[len(prefix) :] or "/" if path.startswith(prefix) else path
 
 
-def _cost(report: EngineReport | None) -> dict[str, Any]:
-    if report is None or not report.usage:
-        # No usage: a model-free engine (nothing to cost) or nothing reported at all.
-        kind = "not_applicable" if report is not None else "missing"
-        return {"cost_usd": None, "cost_provenance": kind}
-    costs = [u.cost_usd for u in report.usage]
-    if any(c is None for c in costs):
-        return {"cost_usd": None, "cost_provenance": "missing"}
-    measured = all(u.provenance == "measured" for u in report.usage)
-    return {
-        "cost_usd": sum(c for c in costs if c is not None),
-        "cost_provenance": "measured" if measured else "estimated",
-    }
+def declared_models(spec: Any) -> list[str]:
+    """The models an engine declares: ``models:`` in its spec, or a registered engine's
+    ``settings.model`` (the ``openai`` engine's)."""
+    declared = [str(m) for m in spec.models.values()]
+    model = spec.settings.get("model") if isinstance(spec.settings, dict) else None
+    return declared + ([str(model)] if model else [])
+
+
+def session_cost(
+    report: EngineReport | None, models: list[str], worst_usd: float | None
+) -> dict[str, Any]:
+    """The session's cost and its provenance.
+
+    An engine that declares a model (``models``) but reported no cost is charged the
+    session's declared worst case (``worst_usd``: its task's ``cost_per_trial_usd``), not
+    $0: its spend is unknown, and charging nothing would let it run the ceiling past its
+    limit unseen. Only an engine that declares no model and reports no usage costs nothing.
+    """
+    costs = [u.cost_usd for u in report.usage] if report is not None else []
+    if report is not None and costs and all(c is not None for c in costs):
+        measured = all(u.provenance == "measured" for u in report.usage)
+        return {
+            "cost_usd": sum(c for c in costs if c is not None),
+            "cost_provenance": "measured" if measured else "estimated",
+        }
+    if models and worst_usd is not None:
+        return {"cost_usd": worst_usd, "cost_provenance": "worst_case"}
+    if report is not None and not report.usage and not models:
+        return {"cost_usd": None, "cost_provenance": "not_applicable"}  # model-free engine
+    return {"cost_usd": None, "cost_provenance": "missing"}
 
 
 def _output(evidence: SessionEvidence, answer: str) -> AgentOutput:
@@ -356,12 +381,15 @@ def _output(evidence: SessionEvidence, answer: str) -> AgentOutput:
     def count(value: int) -> Metric:
         return Metric.measured(value, "engine usage") if usage else Metric.missing(no_model)
 
+    estimator = (
+        f"{WORST_CASE_ESTIMATOR}: the engine declares a model but reported no cost"
+        if evidence.cost_provenance == "worst_case"
+        else "engine's own estimate"
+    )
     cost = (
         Metric.measured(evidence.cost_usd, "engine usage")
         if evidence.cost_usd is not None and evidence.cost_provenance == "measured"
-        else Metric(
-            value=evidence.cost_usd, provenance="estimated", estimator="engine's own estimate"
-        )
+        else Metric(value=evidence.cost_usd, provenance="estimated", estimator=estimator)
         if evidence.cost_usd is not None
         else Metric.missing(no_model)
     )

@@ -1,13 +1,16 @@
-"""One evidence package, recorded once per trial, judged by every arm.
+"""One evidence package, recorded once per trial under a lock, judged by every arm and run.
 
 The protocol records a package's scripted users once per trial and has every arm's engine
 judge the same bundle. Each arm's attempt serves the trial's site itself (its own slug and
-port, kept live while its engine judges), so the first
-attempt of a trial that gets here records the bundle into the trial's shared folder
-(``AgentContext.shared_dir``) and every later one (the other arms, an infrastructure
-re-run, a resumed run) loads those bytes. The one change on loading: the recording's two
-origins (``http://127.0.0.1:<port>``) and its slug become the serving site's, so a step's
-URL still opens the page it names. A lock file orders two arms that reach the same trial at once.
+loopback port, kept live while its engine judges), so the first attempt
+of a trial that gets here records the bundle and every later one (the other arms, an
+infrastructure re-run, a resumed run, and every later run under the same lock: another
+sitting, another engine's experiment frozen to the same lock) loads those bytes. They are
+kept beside the runs, per lock (``<runs>/.recordings/<lock sha256[:16]>/<task>/<trial>/``,
+``recording_folder``), so two runs under one lock judge the same recording. The one change
+on loading: the recording's two origins (``http://127.0.0.1:<port>``) and its slug become
+the serving site's, so a step's URL still opens the page it names. A lock file orders two
+attempts that reach the same trial at once.
 
 **Usage**::
 
@@ -68,6 +71,20 @@ def _origin(url: str) -> str:
     return found.group(0) if found else url
 
 
+def recording_folder(shared_dir: Path | None) -> Path | None:
+    """Where the trial's recording is kept: per lock, beside the runs, when the attempt's
+    run folder holds a lock (``<run>/shared/<task>/<trial>`` -> ``<runs>/.recordings/<lock
+    sha256[:16]>/<task>/<trial>``); else the trial's shared folder itself."""
+    if shared_dir is None or len(shared_dir.parents) < 4:
+        return shared_dir
+    run_dir = shared_dir.parents[2]
+    lock = run_dir / "lock.json"
+    if shared_dir.parents[1].name != "shared" or not lock.is_file():
+        return shared_dir
+    digest = hashlib.sha256(lock.read_bytes()).hexdigest()[:16]
+    return run_dir.parent / ".recordings" / digest / shared_dir.parent.name / shared_dir.name
+
+
 def _rebase(text: str, stored: StoredBundle, site: RunningSite) -> str:
     """The stored bundle's JSON with its origins and slug swapped for the serving site's."""
     for old, new in (
@@ -115,8 +132,8 @@ async def trial_bundle(
             stored = StoredBundle.model_validate_json(raw)
             if stored.package != package.id:
                 raise ValueError(
-                    f"{path} holds package {stored.package}, not {package.id}: the trial's "
-                    "shared folder is not this trial's; start a new run"
+                    f"{path} holds package {stored.package}, not {package.id}: the "
+                    "trial's recording folder is not this trial's; remove it and re-run"
                 )
             rebased = StoredBundle.model_validate_json(_rebase(raw.decode(), stored, site))
             digest = hashlib.sha256(raw).hexdigest()
@@ -138,4 +155,4 @@ def _dump(package: Package, site: RunningSite, sessions: list[RecordedSession]) 
     return stored.model_dump_json(by_alias=True).encode()
 
 
-__all__ = ["BUNDLE_NAME", "SharedBundle", "StoredBundle", "trial_bundle"]
+__all__ = ["BUNDLE_NAME", "SharedBundle", "StoredBundle", "recording_folder", "trial_bundle"]

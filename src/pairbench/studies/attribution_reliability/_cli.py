@@ -38,8 +38,10 @@ def plan_cmd(
 
     Sessions per kind come from the experiment's held-out tasks and trials. The worst case is
     every end-to-end session at calibration's end-to-end maximum and every package at twice
-    the package maximum; declare those as the tasks' ``cost_per_trial_usd`` and calibration's
-    spend as ``budget.prior_spend_usd``, so the run never starts a session that could cross.
+    the package maximum; declare those as the tasks' ``cost_per_trial_usd``. A held-out run
+    refuses to start on this same projection, and counts the calibration runs beside it (the
+    same runs folder and experiment file) into its spend by itself: declare
+    ``budget.prior_spend_usd`` only for spend made elsewhere.
 
     Example:
 
@@ -72,8 +74,8 @@ def plan_cmd(
         out.print(line, markup=False, highlight=False)
     out.print(
         f"declare: tasks' cost_per_trial_usd {projection.e2e_worst_per_session:g} (end-to-end) "
-        f"and {projection.package_worst_per_session:g} (packages); "
-        f"budget.prior_spend_usd {projection.calibration_usd:g}",
+        f"and {projection.package_worst_per_session:g} (packages); the run counts calibration "
+        "runs beside it by itself (budget.prior_spend_usd: only spend made elsewhere)",
         markup=False,
         highlight=False,
     )

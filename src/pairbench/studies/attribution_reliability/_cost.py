@@ -4,8 +4,9 @@ from the calibration run's per-session costs and the session counts the schedule
 expected = Σ count × mean per session kind (product-failure end-to-end, other end-to-end,
 package); worst = every end-to-end session at the calibration's end-to-end maximum and every
 package at twice the package maximum. ``plan`` refuses when calibration + worst passes the
-ceiling, and the run reserves each session's worst case before it starts
-(``tasks[].cost_per_trial_usd``), so it stops, the rest ``not_run``, before it could cross.
+ceiling, a held-out run refuses to start on the same projection (``_spend.before_run``), and
+the run reserves each session's worst case before it starts (``tasks[].cost_per_trial_usd``),
+so it stops, the rest ``not_run``, before it could cross.
 
 **Usage**::
 
@@ -131,17 +132,16 @@ def project(inputs: CostInputs, counts: SessionCounts, ceiling_usd: float | None
     )
 
 
-def inputs_from_run(run_dir: Path, cases: dict[str, Case]) -> CostInputs:
-    """Per-session spend of a calibration run (its sessions' recorded costs, unrounded).
+class _Costs(NamedTuple):
+    product: list[float]
+    other: list[float]
+    package: list[float]
+    missing: list[str]
+    """Sessions that ran but recorded no cost (``task#trial``)."""
 
-    A session of a model-free engine (``cost_provenance`` ``not_applicable``: it reported no
-    model usage) costs $0. Raises ``PairbenchError`` when a session recorded no cost at all:
-    a projection from part of the spend would understate it.
-    """
-    product: list[float] = []
-    other: list[float] = []
-    package: list[float] = []
-    missing: list[str] = []
+
+def _session_costs(run_dir: Path, cases: dict[str, Case]) -> _Costs:
+    costs = _Costs([], [], [], [])
     for file in sorted((run_dir / "results").rglob("*.json")):
         record = json.loads(file.read_text(encoding="utf-8"))
         if record.get("outcome") == "not_run":
@@ -156,29 +156,21 @@ def inputs_from_run(run_dir: Path, cases: dict[str, Case]) -> CostInputs:
         if cost is None and session.get("cost_provenance") == "not_applicable":
             cost = 0.0  # a model-free engine: nothing was spent, nothing to project
         if cost is None:
-            missing.append(f"{record.get('task')}#{record.get('trial')}")
+            costs.missing.append(f"{record.get('task')}#{record.get('trial')}")
             continue
         if session.get("kind") == "package":
-            package.append(float(cost))
+            costs.package.append(float(cost))
         elif cases.get(str(session.get("case"))) is not None and (
             cases[str(session["case"])].case_class == "product_failure"
         ):
-            product.append(float(cost))
+            costs.product.append(float(cost))
         else:
-            other.append(float(cost))
-    if missing:
-        raise PairbenchError(
-            f"{run_dir}: {len(missing)} session(s) recorded no cost ({', '.join(missing[:5])}"
-            f"{', ...' if len(missing) > 5 else ''}). Fix: project from a calibration run whose "
-            "engine reports its cost, or use --protocol-figures for the protocol's own inputs"
-        )
-    kinds = {"product-failure end-to-end": product, "other end-to-end": other, "package": package}
-    empty = [name for name, values in kinds.items() if not values]
-    if empty:
-        raise PairbenchError(
-            f"{run_dir}: no {', '.join(empty)} session has a cost. Fix: run the whole "
-            "calibration set before projecting"
-        )
+            costs.other.append(float(cost))
+    return costs
+
+
+def _inputs(costs: _Costs, source: str) -> CostInputs:
+    product, other, package = costs.product, costs.other, costs.package
     return CostInputs(
         product_mean=math.fsum(product) / len(product),
         other_mean=math.fsum(other) / len(other),
@@ -186,8 +178,54 @@ def inputs_from_run(run_dir: Path, cases: dict[str, Case]) -> CostInputs:
         e2e_max=max([*product, *other]),
         package_max=max(package),
         calibration_total=math.fsum([*product, *other, *package]),
-        source=f"calibration run {run_dir.name}",
+        source=source,
     )
+
+
+def inputs_from_run(run_dir: Path, cases: dict[str, Case]) -> CostInputs:
+    """Per-session spend of a calibration run (its sessions' recorded costs, unrounded).
+
+    A session of a model-free engine (``cost_provenance`` ``not_applicable``: it declares no
+    model and reported no usage) costs $0. Raises ``PairbenchError`` when a session recorded
+    no cost at all: a projection from part of the spend would understate it.
+    """
+    costs = _session_costs(run_dir, cases)
+    missing = costs.missing
+    if missing:
+        raise PairbenchError(
+            f"{run_dir}: {len(missing)} session(s) recorded no cost ({', '.join(missing[:5])}"
+            f"{', ...' if len(missing) > 5 else ''}). Fix: project from a calibration run whose "
+            "engine reports its cost, or use --protocol-figures for the protocol's own inputs"
+        )
+    kinds = {
+        "product-failure end-to-end": costs.product,
+        "other end-to-end": costs.other,
+        "package": costs.package,
+    }
+    empty = [name for name, values in kinds.items() if not values]
+    if empty:
+        raise PairbenchError(
+            f"{run_dir}: no {', '.join(empty)} session has a cost. Fix: run the whole "
+            "calibration set before projecting"
+        )
+    return _inputs(costs, f"calibration run {run_dir.name}")
+
+
+def partial_inputs(run_dir: Path, cases: dict[str, Case]) -> CostInputs | None:
+    """``inputs_from_run`` for a calibration run that stopped part-way (a budget stop): a
+    kind with no costed session takes the mean and maximum of every costed session, so a
+    dear engine stopped before its packages still projects dear packages. Sessions with no
+    cost are left out. None when no session has a cost."""
+    costs = _session_costs(run_dir, cases)
+    seen = [*costs.product, *costs.other, *costs.package]
+    if not seen:
+        return None
+    filled = _Costs(
+        costs.product or seen, costs.other or seen, costs.package or seen, costs.missing
+    )
+    inputs = _inputs(filled, f"calibration run {run_dir.name}")
+    # The calibration's own spend is what it recorded, not the stand-ins above.
+    return inputs.model_copy(update={"calibration_total": math.fsum(seen)})
 
 
 def projection_lines(p: CostProjection) -> list[str]:

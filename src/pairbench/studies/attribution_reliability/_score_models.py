@@ -19,7 +19,7 @@ PROTOCOL_VERSION: Literal["1.0"] = "1.0"
 
 RecordKind = Literal["e2e", "package"]
 SessionStatus = Literal["ran", "runtime_failure", "not_run"]
-CostProvenance = Literal["measured", "estimated", "not_applicable", "missing"]
+CostProvenance = Literal["measured", "estimated", "worst_case", "not_applicable", "missing"]
 Outcome = Literal["blamed", "set_aside", "nothing"]
 ConfusionColumn = Literal["blamed_supported", "blamed_unsupported_only", "set_aside", "nothing"]
 CONFUSION_COLUMNS: tuple[ConfusionColumn, ...] = (

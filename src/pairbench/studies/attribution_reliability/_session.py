@@ -46,8 +46,16 @@ class SessionEvidence(Frozen):
     preflight: list[int] = Field(default_factory=list)
     """The start page's status at each preflight check (a retry adds one)."""
     latency_ms: float
+    recording_sha256: str | None = None
+    """A package: the SHA-256 of the recording judged (recorded once per trial under the
+    lock, the same bytes for every arm and run under it)."""
     cost_usd: float | None = None
-    cost_provenance: Literal["measured", "estimated", "not_applicable", "missing"] = "missing"
+    cost_provenance: Literal["measured", "estimated", "worst_case", "not_applicable", "missing"] = (
+        "missing"
+    )
+    """``worst_case``: the engine declares a model but reported no cost, so the session is
+    charged its declared worst case; ``not_applicable``: it declares none and reported no
+    usage (a model-free engine)."""
 
     model_config = Frozen.model_config | {"populate_by_name": True}
 

@@ -21,6 +21,7 @@ from pairbench.store._run_record import RunRecord
 from pairbench.studies.attribution_reliability._score import RunMeta, score
 from pairbench.studies.attribution_reliability._score_visit import DEFAULT_STUFFING_SHARE
 from pairbench.studies.attribution_reliability._session import SessionEvidence
+from pairbench.studies.attribution_reliability._spend import spend_account
 from pairbench.studies.attribution_reliability.engines._identity import EngineIdentity
 from pairbench.studies.attribution_reliability.report._manifests import run_manifests
 from pairbench.studies.attribution_reliability.report._schema import (
@@ -78,6 +79,12 @@ def load_attribution(
                 evidence = SessionEvidence.model_validate(json.loads(answer))
         sessions.setdefault(arm, []).append((trial, evidence, str(data["task"])))
     case_set = run.case_set or "calibration"
+    recordings = {
+        f"{evidence.case}#{trial}": evidence.recording_sha256
+        for found in sessions.values()
+        for trial, evidence, _ in found
+        if evidence is not None and evidence.recording_sha256
+    }
     if case_set != "held-out":
         rows = [
             CalibrationSession.of(arm, task, trial, evidence)
@@ -87,6 +94,7 @@ def load_attribution(
         return Attribution(
             case_set=case_set, statement=STATEMENT, scorecards={}, calibration=rows,
             uncontained=_uncontained(run),
+            spend=spend_account(run_dir.path, run), recordings=recordings,
         ).model_dump(mode="json")  # fmt: skip
     cards = {}
     for arm, found in sessions.items():
@@ -107,4 +115,5 @@ def load_attribution(
     return Attribution(
         case_set=case_set, statement=STATEMENT, scorecards=cards, calibration=[],
         uncontained=_uncontained(run),
+        spend=spend_account(run_dir.path, run), recordings=recordings,
     ).model_dump(mode="json")  # fmt: skip

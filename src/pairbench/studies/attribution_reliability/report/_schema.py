@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from pairbench.studies.attribution_reliability._score_models import Scorecard
+from pairbench.studies.attribution_reliability._spend import SpendAccount
 
 if TYPE_CHECKING:
     from pairbench.studies.attribution_reliability._session import SessionEvidence
@@ -66,6 +67,12 @@ class Attribution(BaseModel):
     uncontained: list[str] = []
     """One line per arm whose local engine ran uncontained (``contained: false``): it could
     read the host, the answers included; shown at the top of the section."""
+    recordings: dict[str, str] = Field(default_factory=dict)
+    """Per package session (``C-K04#0``): the SHA-256 of the recording judged (recorded once
+    per trial under the lock, reused by every arm and run under it)."""
+    spend: SpendAccount | None = None
+    """What the run counted against the ceiling: its own spend (overshoots and worst-case
+    charges named), earlier calibration runs' and the declared prior spend."""
 
     def results_json(self) -> dict[str, Any]:
         return {arm: card.model_dump(mode="json") for arm, card in self.scorecards.items()}

@@ -14,6 +14,7 @@ from typing import Any
 
 from pairbench.report.view._doc import Block, Section, Table
 from pairbench.studies.attribution_reliability.report import _view_visit as vvisit
+from pairbench.studies.attribution_reliability.report._spend_view import spend_blocks
 
 _OUTPUT_CAP = 400
 
@@ -146,7 +147,7 @@ def _card(arm: str, card: Mapping[str, Any], many: bool) -> list[Block]:
     blocks.extend(vvisit.visits(card))
     cost, latency = card["cost"], card["latency"]
     spend = (
-        "not applicable (the engine uses no model)"
+        "not applicable (the engine declares no model and reported no usage)"
         if cost["status"] == "not_applicable"
         else f"${cost['total_usd']:.4f}"
         + (" (incomplete: a lower bound)" if cost["status"] == "incomplete" else "")
@@ -235,11 +236,11 @@ def attribution(s: Mapping[str, Any]) -> Section | None:
                 ],
             )
         )
-        return Section("Attribution reliability", [*blocks, *_outcomes(s)])
+        return Section("Attribution reliability", [*blocks, *spend_blocks(part), *_outcomes(s)])
     blocks.append("Descriptive only: no significance test; intervals show small denominators.")
     for arm, card in cards.items():
         blocks.extend(_card(arm, card, len(cards) > 1))
-    return Section("Attribution reliability", [*blocks, *_outcomes(s)])
+    return Section("Attribution reliability", [*blocks, *spend_blocks(part), *_outcomes(s)])
 
 
 def _outcomes(s: Mapping[str, Any]) -> list[Block]:
