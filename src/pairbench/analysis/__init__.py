@@ -22,8 +22,10 @@ from pairbench.analysis._bootstrap import (
 )
 from pairbench.analysis._campaign import (
     CampaignInterval,
+    SignFlipInterval,
     SignFlipTest,
     campaign_t_interval,
+    sign_flip_interval,
     sign_flip_test,
     smallest_attainable_p,
 )
@@ -83,6 +85,7 @@ __all__ = [
     "Repeatability",
     "ScenarioGrid",
     "ScenarioRow",
+    "SignFlipInterval",
     "SignFlipTest",
     "campaign_t_interval",
     "censored_median",
@@ -110,6 +113,7 @@ __all__ = [
     "power_table",
     "repeatability",
     "scenario_grid",
+    "sign_flip_interval",
     "sign_flip_test",
     "smallest_attainable_p",
     "wilson",

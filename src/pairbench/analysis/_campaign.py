@@ -180,3 +180,97 @@ def campaign_t_interval(d: Sequence[float] | Any, confidence: float = 0.95) -> C
         high=t.high,
         confidence=confidence,
     )
+
+
+class SignFlipInterval(NamedTuple):
+    """The confidence interval of the mean campaign difference that inverts the exact
+    sign-flip test: every shift ``delta`` the test at ``1 - confidence`` does not reject."""
+
+    n: int
+    """Pairs."""
+    mean: float
+    """Mean of the differences ``D_i`` (always inside the interval)."""
+    low: float
+    """Lower end; ``-inf`` when even the most extreme shift cannot be rejected (too few
+    pairs: the smallest attainable p is above ``1 - confidence``)."""
+    high: float
+    """Upper end; ``+inf`` likewise."""
+    confidence: float
+
+
+def _subset_means(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The means of every non-empty subset of ``values``, sorted and unique: the only
+    shifts at which the sign-flip p value of ``values - delta`` can change."""
+    sums, counts = np.zeros(1), np.zeros(1)
+    for v in values:
+        sums = np.concatenate((sums, sums + v))
+        counts = np.concatenate((counts, counts + 1))
+    means: np.ndarray[Any, Any] = np.unique(sums[1:] / counts[1:])
+    return means
+
+
+def sign_flip_interval(d: Sequence[float] | Any, confidence: float = 0.95) -> SignFlipInterval:
+    """The interval that agrees with the exact sign-flip test: ``delta`` is inside exactly
+    when ``sign_flip_test(D - delta)`` has a p value above ``1 - confidence``.
+
+    The test's p value of ``D - delta`` can only change where ``delta`` is the mean of a
+    subset of ``D`` (there one signed sum ties the observed one; Hartigan 1969), and a tie
+    counts as extreme, so the p value at such a point is at least that on either side.
+    The accepted shifts run outward from ``mean(D)`` (where p is 1) and the ends are subset
+    means, found by bisection over those candidate points. So the interval excludes 0
+    exactly when the test rejects at ``1 - confidence``: the report's primary test and its
+    interval never disagree, as the t interval beside them can.
+
+    Example::
+
+        >>> r = sign_flip_interval([1, 1, 1, 1, 1, 1])  # 6 pairs: p can reach 0.03125
+        >>> (r.low, r.high)
+        (1.0, 1.0)
+        >>> sign_flip_interval([1, 1, 1, 1, 1]).low  # 5 pairs: nothing can be rejected
+        -inf
+        >>> r = sign_flip_interval([2, -1, 0, 1, 3, 0, 1, 2])  # sign-flip p = 0.125
+        >>> (r.low, r.high)
+        (0.0, 2.0)
+
+    Raises:
+        ValueError: as ``sign_flip_test``, or ``confidence`` outside (0, 1).
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    values = _differences(d, minimum=1)
+    sign_flip_test(values)  # the same limits on N, raised before any work
+    alpha = 1.0 - confidence
+    centre = float(values.mean())
+    candidates = _subset_means(values)
+    # Candidate points in order, outermost first: an end beyond every subset mean stands
+    # for the unbounded side (the p value there is the smallest attainable).
+    span = float(candidates[-1] - candidates[0]) or 1.0
+
+    def accepted(delta: float) -> bool:
+        return sign_flip_test(values - delta).p_value > alpha
+
+    def end(points: np.ndarray[Any, Any], outside: float) -> float:
+        # ``points`` run from the outermost candidate towards the mean; bisection finds
+        # the first accepted one (the mean itself is always accepted).
+        if accepted(outside):
+            return outside
+        lo, hi = 0, len(points) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if accepted(float(points[mid])):
+                hi = mid
+            else:
+                lo = mid + 1
+        return float(points[lo])
+
+    below = candidates[candidates <= centre]
+    above = candidates[candidates >= centre][::-1]
+    low = end(below, float(candidates[0]) - span)
+    high = end(above, float(candidates[-1]) + span)
+    return SignFlipInterval(
+        n=len(values),
+        mean=centre,
+        low=-np.inf if low < candidates[0] else low,
+        high=np.inf if high > candidates[-1] else high,
+        confidence=confidence,
+    )
