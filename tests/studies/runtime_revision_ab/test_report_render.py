@@ -54,9 +54,16 @@ def test_markdown_shows_the_exact_numbers() -> None:
         "| Server build | b6000-abc1234 |",
     ]:
         assert line in md, line
-    assert "Exact sign-flip test over 2^2 = 4 assignments: p = 0.5000" in md
+    # The primary analysis first, with the interval that inverts it (2 pairs: nothing can
+    # be rejected, so it is unbounded); the t interval beside it, labelled.
+    primary = md.index("**Primary analysis:** exact two-sided sign-flip test over 2^2 = 4 "
+                       "assignments: p = 0.5000")  # fmt: skip
+    assert md.index("interval (inverting the sign-flip test): unbounded") > primary
+    assert md.index("Beside it, the one-sample t interval (assumes roughly normal D_i") > primary
+    # Exact McNemar over cells with its mid-p (3 vs 1: 2 * 1/16 + 4/16 = 0.375).
     assert (
-        "cells (treats cells as independent): only baseline 3, only candidate 1, p = 0.6250" in md
+        "cells (treats cells as independent): only baseline 3, only candidate 1, "
+        "exact p = 0.6250, mid-p = 0.3750" in md
     )
     assert (
         "changed outcome passed → pre_inference_rejection; fewer measured tokens (-282); "

@@ -114,6 +114,19 @@ class TInterval(Record):
     """Its confidence."""
 
 
+class PermutationInterval(Record):
+    """The interval that inverts the exact sign-flip test: every shift of the mean D the
+    test does not reject (``analysis.sign_flip_interval``); it excludes 0 exactly when the
+    test's p is at most 1 − confidence. An end is `null` when unbounded (too few pairs)."""
+
+    low: float | None
+    """Lower end; `null`: unbounded."""
+    high: float | None
+    """Upper end; `null`: unbounded."""
+    confidence: float
+    """Its confidence."""
+
+
 class CampaignTest(Record):
     """The campaign-level primary test (the pair is the replicate) and, beside it, McNemar
     over cells. In screening every p value is `null` and `statement` says why."""
@@ -125,7 +138,12 @@ class CampaignTest(Record):
     mean: float | None
     """Mean D; `null` without pairs."""
     t_interval: TInterval | None
-    """`null` with fewer than 2 pairs, or in screening."""
+    """`null` with fewer than 2 pairs, or in screening. Shown beside the primary interval,
+    labelled as the t interval: it assumes roughly normal D and can disagree with the
+    exact test."""
+    sign_flip_interval: PermutationInterval | None
+    """The primary interval (inverting the exact sign-flip test); `null` in screening, with
+    no pairs, or past 20 pairs."""
     sign_flip_p: float | None
     """Exact two-sided sign-flip p over all 2^N assignments."""
     sign_flip_extreme: int | None
@@ -136,6 +154,9 @@ class CampaignTest(Record):
     """2 / 2^N: no result with N pairs can give less."""
     mcnemar_p: float | None
     """Exact McNemar over discordant (scenario, pair) cells; see `mcnemar_assumption`."""
+    mcnemar_midp_p: float | None
+    """Mid-p McNemar over the same cells, beside the exact p (the exact test is
+    conservative)."""
     mcnemar_assumption: str
     """"treats cells as independent"."""
     baseline_only: int

@@ -14,10 +14,17 @@ gates per candidate campaign, the audit list, and which model served the run.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pairbench.analysis import campaign_t_interval, scenario_grid, sign_flip_test
+from pairbench.analysis import (
+    campaign_t_interval,
+    mcnemar_midp,
+    scenario_grid,
+    sign_flip_interval,
+    sign_flip_test,
+)
 from pairbench.analysis._campaign import MAX_EXACT_PAIRS
 from pairbench.report.summary._common import CONFIDENCE, timeout_ms
 from pairbench.store._run_record import RunRecord
@@ -151,11 +158,13 @@ def _campaign_test(
         "differences": per_pair,
         "mean": sum(d) / len(d) if d else None,
         "t_interval": None,
+        "sign_flip_interval": None,
         "sign_flip_p": None,
         "sign_flip_extreme": None,
         "assignments": None,
         "smallest_attainable_p": None,
         "mcnemar_p": None,
+        "mcnemar_midp_p": None,
         "mcnemar_assumption": CELLS,
         "baseline_only": grid.baseline_only,
         "candidate_only": grid.candidate_only,
@@ -188,7 +197,14 @@ def _campaign_test(
             assignments=s.assignments,
             smallest_attainable_p=s.smallest_attainable_p,
         )
+        inverted = sign_flip_interval(d, CONFIDENCE)
+        out["sign_flip_interval"] = {
+            "low": inverted.low if math.isfinite(inverted.low) else None,
+            "high": inverted.high if math.isfinite(inverted.high) else None,
+            "confidence": CONFIDENCE,
+        }
     out["mcnemar_p"] = grid.mcnemar_p
+    out["mcnemar_midp_p"] = mcnemar_midp(grid.baseline_only, grid.candidate_only)
     out["sign_test_p"] = grid.sign_test_p
     return out
 

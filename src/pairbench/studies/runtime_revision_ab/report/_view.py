@@ -115,6 +115,10 @@ def _grid(r: Mapping[str, Any]) -> list[Block]:
     ]
 
 
+def _end(x: float | None) -> str:
+    return "unbounded" if x is None else f"{x:+.3f}"
+
+
 def _test(r: Mapping[str, Any]) -> list[Block]:
     t = r["campaign_test"]
     diffs = Table(
@@ -143,25 +147,41 @@ def _test(r: Mapping[str, Any]) -> list[Block]:
     ]
     if t["statement"]:
         return [*out, f"{t['statement'].capitalize()}: no p value is computed."]
+    # The primary analysis first: the exact sign-flip test and the interval that inverts
+    # it (they cannot disagree); the t interval beside them, named as what it is.
+    if t["sign_flip_p"] is not None:
+        out.append(
+            f"**Primary analysis:** exact two-sided sign-flip test over 2^{t['pairs']} = "
+            f"{t['assignments']} assignments: {f.p_value(t['sign_flip_p'])} "
+            f"({t['sign_flip_extreme']} as extreme); smallest attainable p with {t['pairs']} "
+            f"pairs: {t['smallest_attainable_p']:.6g}."
+        )
+    inv = t.get("sign_flip_interval")
+    if inv is not None:
+        ends = (
+            "unbounded (too few pairs for any shift to be rejected)"
+            if inv["low"] is None and inv["high"] is None
+            else f"{_end(inv['low'])} to {_end(inv['high'])}"
+        )
+        out.append(
+            f"Mean D = {t['mean']:+.3f} over {t['pairs']} pairs; primary {inv['confidence']:.0%} "
+            f"interval (inverting the sign-flip test): {ends}."
+        )
     if t["t_interval"] is not None:
         ti = t["t_interval"]
         out.append(
-            f"Mean D = {t['mean']:+.3f} over {t['pairs']} pairs, {ti['confidence']:.0%} t interval "
-            f"{ti['low']:+.3f} to {ti['high']:+.3f} (df {ti['df']}, sd {ti['sd']:.3f})."
+            f"Beside it, the one-sample t interval (assumes roughly normal D_i; not the "
+            f"decision): {ti['confidence']:.0%} {ti['low']:+.3f} to {ti['high']:+.3f} "
+            f"(df {ti['df']}, sd {ti['sd']:.3f})."
         )
-    else:
+    elif inv is None:
         out.append(f"Mean D = {t['mean']:+.3f} over {t['pairs']} pair(s); no t interval (N < 2).")
-    if t["sign_flip_p"] is not None:
-        out.append(
-            f"Exact sign-flip test over 2^{t['pairs']} = {t['assignments']} assignments: "
-            f"{f.p_value(t['sign_flip_p'])} ({t['sign_flip_extreme']} as extreme); smallest "
-            f"attainable p with {t['pairs']} pairs: {t['smallest_attainable_p']:.6g}."
-        )
     out.append(
         "Beside it, exact McNemar over discordant (scenario, pair) cells "
         f"({t['mcnemar_assumption']}): "
         f"only {r['baseline']} {t['baseline_only']}, only {r['candidate']} {t['candidate_only']}, "
-        f"{f.p_value(t['mcnemar_p'])}. Sign test over scenarios' net direction: "
+        f"exact {f.p_value(t['mcnemar_p'])}, mid-{f.p_value(t.get('mcnemar_midp_p'))}. "
+        "Sign test over scenarios' net direction: "
         f"{t['favours_candidate']} favour {r['candidate']}, {t['favours_baseline']} favour "
         f"{r['baseline']}, {f.p_value(t['sign_test_p'])}."
     )
