@@ -38,6 +38,7 @@ from pairbench.analysis._censored import (
     paired_median_difference_censored,
 )
 from pairbench.analysis._clustered import ClusteredMean, clustered_standard_error
+from pairbench.analysis._discordant_share import discordant_share_interval, mcnemar_p
 from pairbench.analysis._hodges_lehmann import HodgesLehmann, hodges_lehmann
 from pairbench.analysis._hypotheses import (
     PairedEquivalence,
@@ -94,10 +95,12 @@ __all__ = [
     "cluster_bootstrap_paired",
     "clustered_standard_error",
     "confusion_matrix",
+    "discordant_share_interval",
     "hodges_lehmann",
     "holm",
     "mcnemar_exact",
     "mcnemar_midp",
+    "mcnemar_p",
     "mcnemar_power",
     "mcnemar_sample_size",
     "median",

@@ -10,7 +10,7 @@ estimates (mean with a t interval). Per-cell tests live in ``_scenario_grid``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -92,14 +92,18 @@ def _differences(d: Sequence[float] | Any, minimum: int) -> np.ndarray[Any, Any]
     return values
 
 
-def sign_flip_test(d: Sequence[float] | Any) -> SignFlipTest:
-    """Exact two-sided sign-flip (permutation) test of a zero mean campaign difference.
+def sign_flip_test(
+    d: Sequence[float] | Any, alternative: Literal["two-sided", "greater", "less"] = "two-sided"
+) -> SignFlipTest:
+    """Exact sign-flip (permutation) test of a zero mean campaign difference.
 
     Under the sharp null the arms are exchangeable within a pair, so each ``D_i`` is as
     likely to have had the opposite sign. The p value is the share of all ``2**n`` sign
     assignments whose ``|sum|`` is at least the observed ``|sum|`` (the sum orders the
-    assignments exactly as the mean does). It equals ``scipy.stats.permutation_test``
-    with ``permutation_type="samples"``, ``statistic=np.mean`` and ``n_resamples=inf``.
+    assignments exactly as the mean does); ``greater`` counts sums at least the observed
+    one, ``less`` at most. It equals ``scipy.stats.permutation_test`` with
+    ``permutation_type="samples"``, ``statistic=np.mean``, ``n_resamples=inf`` and the same
+    ``alternative``.
 
     Example::
 
@@ -108,6 +112,8 @@ def sign_flip_test(d: Sequence[float] | Any) -> SignFlipTest:
         (1.0, 0.03125, 2, 64)
         >>> sign_flip_test([2, -1, 0, 1, 3, 0, 1]).p_value
         0.25
+        >>> sign_flip_test([1, 1, 1, 1, 1, 1], "greater").p_value  # one-sided: 1 / 64
+        0.015625
 
     Raises:
         ValueError: no pairs, more than ``MAX_EXACT_PAIRS`` (20) pairs, a non-finite
@@ -127,13 +133,19 @@ def sign_flip_test(d: Sequence[float] | Any) -> SignFlipTest:
     sums = np.zeros(1)
     for magnitude in np.abs(values):
         sums = np.concatenate((sums + magnitude, sums - magnitude))
-    observed = abs(float(values.sum()))
+    total = float(values.sum())
+    observed = abs(total)
     # The enumerated sums add the same numbers in another order, so a tie in exact
     # arithmetic can differ in the last bits; the tolerance (a bound on float summation
     # error) keeps such ties counted, as scipy's own relative tolerance does. Integer
     # differences, the usual case, sum exactly and need none.
     tolerance = 4.0 * n * np.finfo(np.float64).eps * float(np.abs(values).sum())
-    extreme = int(np.count_nonzero(np.abs(sums) >= observed - tolerance))
+    if alternative == "greater":
+        extreme = int(np.count_nonzero(sums >= total - tolerance))
+    elif alternative == "less":
+        extreme = int(np.count_nonzero(sums <= total + tolerance))
+    else:
+        extreme = int(np.count_nonzero(np.abs(sums) >= observed - tolerance))
     assignments = 1 << n
     return SignFlipTest(
         n=n,
@@ -141,7 +153,7 @@ def sign_flip_test(d: Sequence[float] | Any) -> SignFlipTest:
         p_value=min(1.0, extreme / assignments),
         extreme=extreme,
         assignments=assignments,
-        smallest_attainable_p=smallest_attainable_p(n),
+        smallest_attainable_p=smallest_attainable_p(n) / (1 if alternative == "two-sided" else 2),
     )
 
 
