@@ -123,7 +123,17 @@ def test_real_summaries_reach_every_model(scenario: RunScenario) -> None:
         run, [r.model_copy(update={"mounted_proof": proven}) for r in results], infra
     )
     assert with_proof["mounted_proof"][0]["ok"] > 0
-    for summary in (build_summary(*scenario), _reviewed_planted(), with_study, with_proof):
+    # The primary section is reached by runs that declare one, of each unit.
+    declared = {
+        "primary": [
+            {"arms": ["treatment", "control"], "test": "mcnemar-exact"},
+            {"arms": ["treatment", "other"], "test": "sign-flip"},
+        ]
+    }
+    with_primary = build_summary(make_planted_run(experiment_model=declared), make_planted(), [])
+    assert len(with_primary["primary"]) == 2
+    summaries = (build_summary(*scenario), _reviewed_planted(), with_study, with_proof)
+    for summary in (*summaries, with_primary):
         _instances(Summary.model_validate(summary, strict=True), seen)
     assert {m.__name__ for m in MODELS} - {m.__name__ for m in seen} == set()
 

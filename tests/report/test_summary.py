@@ -23,7 +23,8 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
     assert list(s) == [
         "schema_id", "confidence", "run", "bootstrap_reps", "empty", "trials", "not_run",
         "planned_trials",
-        "kept_attempts", "replaced_attempts", "arms", "pairs", "hypotheses", "tasks", "tiers",
+        "kept_attempts", "replaced_attempts", "arms", "pairs", "primary", "hypotheses", "tasks",
+        "tiers",
         "crossover",
         "transport", "model_requests", "security", "cost", "seeding", "mounted_proof",
         "manual_review",

@@ -21,6 +21,7 @@ from pairbench.spec._explain import _model_problems
 from pairbench.spec._grader_args import grader_args_problems
 from pairbench.spec._hypotheses import hypothesis_problems
 from pairbench.spec._models import Experiment
+from pairbench.spec._primary import primary_problems
 from pairbench.spec._report_spec import CORE_PLOTS, CORE_SECTIONS
 from pairbench.spec._secrets import secret_problems
 from pairbench.spec._sources import proxy_problems, source_problems
@@ -66,6 +67,7 @@ def _semantic(
     yield from _planned(data, arms)
     yield from campaign_problems(data)
     yield from hypothesis_problems(data)
+    yield from primary_problems(data)
     agents: list[tuple[tuple[Part, ...], Any]] = [(("agent",), data.get("agent"))]
     agents += [(("arms", a, "agent"), _get(arm, ("agent",))) for a, arm in (arms or {}).items()]
     for where, agent in agents:

@@ -17,6 +17,7 @@ from pairbench.spec._policies import (
     InfraPolicy,
     ReplacementPolicy,
 )
+from pairbench.spec._primary import PrimaryAnalysis
 from pairbench.spec._proxy import ModelProxy
 from pairbench.spec._report_spec import ReportSpec
 from pairbench.spec._revision import ArmSource, Source
@@ -297,6 +298,9 @@ class Experiment(Frozen):
     listed. Left out of the canonical form when empty, so older experiments keep their hash."""
     hypotheses: list[Hypothesis] = Field(default_factory=list, exclude_if=lambda v: not v)
     """Declared analyses the report judges (``Hypothesis``); left out of the hash when empty."""
+    primary: list[PrimaryAnalysis] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """The deciding test and interval per comparison (``PrimaryAnalysis``): the report leads
+    with them, labelled primary. Left out of the hash when empty."""
     limits: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     """The protocol's stated limits (what this experiment cannot show), one sentence each:
     hashed with the protocol and printed in every report. Left out of the hash when empty."""

@@ -7,6 +7,7 @@ from pydantic import field_validator
 from pairbench._model import Frozen
 
 CORE_SECTIONS = (
+    "primary",
     "arms",
     "outcomes",
     "hypotheses",

@@ -16,6 +16,7 @@ from pairbench.report.summary._hypotheses import hypotheses
 from pairbench.report.summary._metric_values import METRICS, metric_values
 from pairbench.report.summary._paired_success import BOOTSTRAP_REPS
 from pairbench.report.summary._pairs import pair_summaries
+from pairbench.report.summary._primary import primary
 from pairbench.report.summary._provenance import (
     manual_review,
     mounted_proof,
@@ -225,6 +226,7 @@ def summarize(
         "replaced_attempts": replaced_trials(frame),
         "arms": [_arm(frame, i, without) for i in range(len(arms))],
         "pairs": pair_summaries(frame, values, with_, without, bootstrap_reps),
+        "primary": primary(frame, with_),
         # A screening pair judges no hypothesis: each would be a test on one pair.
         "hypotheses": [] if no_p_value(run) else hypotheses(frame, values),
         "tasks": _sections.task_table(frame, labels),

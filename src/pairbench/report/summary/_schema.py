@@ -27,6 +27,7 @@ from pairbench.report.summary._schema_arms import (
 )
 from pairbench.report.summary._schema_hypotheses import HypothesisResult
 from pairbench.report.summary._schema_pairs import Pair, Proportion, Record
+from pairbench.report.summary._schema_primary import PrimaryResult
 from pairbench.report.summary._schema_requests import ArmRequests
 from pairbench.report.summary._schema_scores import FailureGroup, FieldAccuracy, Spread
 
@@ -318,6 +319,9 @@ class Summary(Record):
     """Per arm."""
     pairs: list[Pair]
     """Every unordered pair of arms in declared order."""
+    primary: list[PrimaryResult]
+    """The experiment's declared `primary` analyses, in declared order (the reports lead
+    with them); empty when it declares none."""
     hypotheses: list[HypothesisResult]
     """The experiment's declared `hypotheses`, in declared order, each judged; empty when it
     declares none."""

@@ -10,6 +10,7 @@ from pairbench.report.view import _hypotheses as vh
 from pairbench.report.view import _metrics as vm
 from pairbench.report.view import _ops as ops
 from pairbench.report.view import _pairs as vp
+from pairbench.report.view import _primary as vprimary
 from pairbench.report.view import _requests as vr
 from pairbench.report.view import _study as vs
 from pairbench.report.view._doc import Block, Figure, Omitted, Section, Table, View
@@ -122,6 +123,7 @@ def _crossover(s: Mapping[str, Any]) -> Section:
 
 
 SECTIONS: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {
+    "primary": vprimary.primary,
     "arms": ops.arms,
     "outcomes": _outcomes,
     "hypotheses": lambda s: next(iter(vh.hypotheses(s)), None),

@@ -90,10 +90,24 @@ def success(s: Mapping[str, Any]) -> Section:
         "interval resamples whole tasks (percentile bootstrap, seeded from the run seed; the "
         "seed and repetitions are in summary.json).",
         "A p value is shown only for comparisons declared before the run (exact McNemar, "
-        "two-sided"
+        "two-sided, with its mid-p beside it"
         + ("; Holm-adjusted over the declared comparisons" if holm else "")
         + "). Undeclared pairs get counts and intervals, never a p value.",
     ]
+    if s["run"].get("stage") is not None:
+        # A campaign study's unit is the pair of campaigns: these per-execution intervals
+        # and tests would count one campaign's correlated scenarios as independent evidence.
+        text.append(
+            "Campaign study: the intervals and McNemar p values in this table treat every "
+            "(scenario, pair) execution as independent. The unit here is the pair of "
+            "campaigns, so they are descriptive; the campaign-level test (and the primary "
+            "analysis, where declared) decides."
+        )
+    elif s["pairs"] and any(p["declared"] for p in s["pairs"]) and not s.get("primary"):
+        text.append(
+            "No primary analysis is declared (`primary:` in the experiment), so no single "
+            "test here was named in advance as the one that decides."
+        )
     if screening:
         # The protocol reports screening as one stochastic pair, with no superiority claim.
         text[-1] = (
