@@ -113,7 +113,7 @@ def build_c_e08(ctx: SiteContext) -> CaseSite:
         f'</p><p><a href="{esc(login_url)}">Log in with Pebble pass</a></p>'
     )
     login = Skin("Pebble", "Your laundry, your account", "#3a6f8f", home="/login").render(
-        ctx, "Log in",
+        ctx, "Welcome",  # a target term in the title would be outside visible text
         "<h1>Log in</h1>" + field("Email", "user", "email")
         + field("Password", "secret", "password") + "<button>Continue</button>",
     )  # fmt: skip

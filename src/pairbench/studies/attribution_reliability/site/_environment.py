@@ -262,7 +262,7 @@ def build_e08(ctx: SiteContext) -> CaseSite:
         f'account.</p><p><a href="{esc(signin_url)}">Sign in to see your pass</a></p>'
     )
     signin = Skin("Birchwood ID", "One account for every wall", "#3d5a2a", home="/signin").render(
-        ctx, "Sign in",
+        ctx, "Welcome",  # a target term in the title would be outside visible text
         "<h1>Sign in</h1>" + field("Email", "email", "email") + field("Password", "pw",
         "password") + "<button>Sign in</button>",
     )  # fmt: skip

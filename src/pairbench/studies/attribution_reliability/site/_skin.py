@@ -35,7 +35,7 @@ _CSS = (
     "body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fbfaf7}"
     "header{display:flex;gap:1.5rem;align-items:center;padding:.8rem 1.5rem;"
     "background:var(--c);color:#fff}header a{color:#fff;text-decoration:none}"
-    "header .brand{font:700 1.2rem system-ui,sans-serif;margin-right:auto}"
+    "header .brand{font:bold 1.2rem system-ui,sans-serif;margin-right:auto}"
     "header nav{display:flex;gap:1.5rem;flex-wrap:wrap}"
     "main{max-width:52rem;margin:1.5rem auto;padding:0 1.5rem;line-height:1.5}"
     "footer{padding:1rem 1.5rem;color:#666;font-size:.85rem;border-top:1px solid #ddd}"
@@ -47,7 +47,7 @@ _CSS = (
     "background:#fff}.note{color:#555;font-size:.9rem}"
     # ``font`` rather than ``font-weight``: a stylesheet on every page must not carry a
     # case's target term (X09's is "weight") outside visible text.
-    ".err{color:#a11;font:600 1em/1.5 system-ui,sans-serif}"
+    ".err{color:#a11;font:bold 1em/1.5 system-ui,sans-serif}"
 )
 
 
