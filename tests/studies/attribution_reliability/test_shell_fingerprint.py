@@ -2,10 +2,11 @@
 one shell (``shell_features.class_leaks`` states the rule), and the detector fires on a
 planted class-specific shell built from the same kit.
 
-Before the shells were merged, this test listed 60-odd leaks on the shipped sites: the
-product-failure and tester-trap pages' ``X · Brand`` titles and ``<a class="brand">`` against
-the environment and epistemic pages' ``X | Brand``, ``<strong>`` brand and
-``<main style="--c">``, and the webdriver probe on the automation-gate cases only.
+Before the shells were merged, this test listed 29 leaking values on the shipped sites: the
+product-failure and tester-trap pages' ``X · Brand`` titles, ``<a class="brand">`` and
+stylesheet against the environment and epistemic pages' ``X | Brand``, ``<strong>`` brand,
+``<main style="--c">`` and their own stylesheet, the webdriver probe on the six
+automation-gate cases only, and the other hosts' bare pages on three environment cases.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from pairbench.studies.attribution_reliability.site import (
     CaseSite,
     SiteBuilder,
     SiteContext,
-    serve_case,
     serve_site,
 )
 from pairbench.studies.attribution_reliability.site._kit import Handler
@@ -38,17 +38,15 @@ CASES = load_cases()
 PACKAGES = load_packages()
 
 
-def _shells(fixtures: dict[str, str], sites: dict[str, SiteBuilder] | None = None) -> dict[
-    str, CaseShell
-]:  # fmt: skip
+def _shells(
+    fixtures: dict[str, str], sites: dict[str, SiteBuilder] | None = None
+) -> dict[str, CaseShell]:
+    """Each case's shell, served from ``sites`` (by fixture name) or the study's own."""
     out = {}
     for case_id, fixture in fixtures.items():
-        if sites is None:
-            with serve_case(fixture, seed=13) as site:
-                out[case_id] = shell_of(site)
-        else:
-            with serve_site(sites[fixture], seed=13) as site:
-                out[case_id] = shell_of(site)
+        builder = (sites or SITES)[fixture]
+        with serve_site(builder, seed=13) as site:
+            out[case_id] = shell_of(site)
     return out
 
 
@@ -199,3 +197,16 @@ def test_title_words_are_masked_and_separators_kept() -> None:
     assert mask_words("Order | Moss & Fern") == "X | X"
     assert mask_words("  © Fern & Pot · House plants  ") == "©X · X"
     assert mask_words("Just a moment...") == "X"
+
+
+def test_the_rule_fires_on_a_value_every_class_shows_at_other_rates() -> None:
+    # A value on some cases of every class still tells something (how often): it fails.
+    def shell(*titles: str) -> CaseShell:
+        made = CaseShell()
+        made.values["title pattern"] = set(titles)
+        return made
+
+    shells = {"a1": shell("X · X"), "a2": shell("X · X"), "b1": shell("X · X"), "b2": shell()}
+    leaks = class_leaks(shells, {"a1": "a", "a2": "a", "b1": "b", "b2": "b"})
+    assert leaks == ["title pattern: 'X · X' on a 2/2, b 1/2 (a1, a2, b1)"]
+    assert class_leaks({k: shell("X · X") for k in shells}, dict.fromkeys(shells, "a")) == []

@@ -45,8 +45,8 @@ _CSS = (
     "input,select,textarea{padding:.4rem;font-size:1rem;font-family:inherit}"
     ".card{border:1px solid #ddd;border-radius:8px;padding:1rem;margin:.8rem 0;"
     "background:#fff}.note{color:#555;font-size:.9rem}"
-    # ``font`` rather than ``font-weight``: a stylesheet on every page must not carry a
-    # case's target term (X09's is "weight") outside visible text.
+    # ``font: bold`` rather than ``font-weight: 600``: a stylesheet on every page must carry
+    # no case's target term (X09's is "weight") and no digit run X05's phone probe reads.
     ".err{color:#a11;font:bold 1em/1.5 system-ui,sans-serif}"
 )
 
