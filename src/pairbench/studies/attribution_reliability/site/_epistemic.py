@@ -18,8 +18,8 @@ from pairbench.studies.attribution_reliability.site._kit import (
     SiteContext,
     esc,
 )
+from pairbench.studies.attribution_reliability.site._skin import Skin
 from pairbench.studies.attribution_reliability.site._skin_ex import (
-    Nav,
     field,
     form_page,
     html,
@@ -29,7 +29,12 @@ from pairbench.studies.attribution_reliability.site._skin_ex import (
 
 
 def build_x01(ctx: SiteContext) -> CaseSite:
-    brand, nav = "Saltmarsh Deli", [("Menu", "/menu"), ("Find us", "/find-us")]
+    skin = Skin(
+        "Saltmarsh Deli",
+        "A small deli on the harbour",
+        "#7a5c2e",
+        nav=(("Menu", "/menu"), ("Find us", "/find-us")),
+    )
     find_us = (
         "<h1>Find us</h1><p>14 Quay Street, by the fish market.</p>"
         "<details><summary>Opening hours</summary><ul><li>Monday to Friday: 08:00 to 18:00"
@@ -39,16 +44,21 @@ def build_x01(ctx: SiteContext) -> CaseSite:
     home = "<h1>Cheese, bread and good coffee</h1><p>A small deli on the harbour.</p>"
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Home", home, colour="#7a5c2e")),
-            "/menu": html(shell(ctx, brand, nav, "Menu", "<h1>Menu</h1>"
+            "": html(shell(ctx, skin, "Home", home)),
+            "/menu": html(shell(ctx, skin, "Menu", "<h1>Menu</h1>"
                                 "<p>Toasties, soups and cakes.</p>")),
-            "/find-us": html(shell(ctx, brand, nav, "Find us", find_us)),
+            "/find-us": html(shell(ctx, skin, "Find us", find_us)),
         },
     )  # fmt: skip
 
 
 def build_x02(ctx: SiteContext) -> CaseSite:
-    brand, nav = "Quillfield Press", [("Books", "/books"), ("About", "/about")]
+    skin = Skin(
+        "Quillfield Press",
+        "Poetry and essays",
+        "#41485e",
+        nav=(("Books", "/books"), ("About", "/about")),
+    )
     about = (
         "<h1>About us</h1><p>A small publisher of poetry and essays, founded in 2009.</p>"
         f'<p><a href="{esc(ctx.url("/about/people"))}">Meet the people</a></p>'
@@ -62,23 +72,28 @@ def build_x02(ctx: SiteContext) -> CaseSite:
     home = "<h1>Poetry and essays</h1><p>Six new titles a year.</p>"
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Home", home, colour="#41485e")),
-            "/books": html(shell(ctx, brand, nav, "Books", "<h1>Books</h1>"
+            "": html(shell(ctx, skin, "Home", home)),
+            "/books": html(shell(ctx, skin, "Books", "<h1>Books</h1>"
                                  "<p>Our spring list is out now.</p>")),
-            "/about": html(shell(ctx, brand, nav, "About", about)),
-            "/about/people": html(shell(ctx, brand, nav, "The people", people)),
+            "/about": html(shell(ctx, skin, "About", about)),
+            "/about/people": html(shell(ctx, skin, "The people", people)),
         },
     )  # fmt: skip
 
 
-def not_found(ctx: SiteContext, brand: str, nav: Nav) -> Handler:
+def not_found(ctx: SiteContext, skin: Skin) -> Handler:
     """The site's own not-found page (status 404) for a route a visitor might guess."""
     body = "<h1>Page not found</h1><p>Sorry, there is nothing here. Try the menu above.</p>"
-    return html(shell(ctx, brand, nav, "Page not found", body), status=404)
+    return html(shell(ctx, skin, "Page not found", body), status=404)
 
 
 def build_x03(ctx: SiteContext) -> CaseSite:
-    brand, nav = "Tallyhive", [("Features", "/features"), ("Plans", "/plans")]
+    skin = Skin(
+        "Tallyhive",
+        "Timesheets in two clicks",
+        "#b0522c",
+        nav=(("Features", "/features"), ("Plans", "/plans")),
+    )
     plans = (
         "<h1>Plans</h1>"
         '<div class="card"><b>Solo</b>: 6 a month, one user</div>'
@@ -88,11 +103,11 @@ def build_x03(ctx: SiteContext) -> CaseSite:
     home = "<h1>Timesheets your team will fill in</h1><p>Track hours in two clicks.</p>"
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Home", home, colour="#b0522c")),
-            "/features": html(shell(ctx, brand, nav, "Features", "<h1>Features</h1>"
+            "": html(shell(ctx, skin, "Home", home)),
+            "/features": html(shell(ctx, skin, "Features", "<h1>Features</h1>"
                                     "<p>Timers, reports, exports.</p>")),
-            "/plans": html(shell(ctx, brand, nav, "Plans", plans)),
-            "/pricing": not_found(ctx, brand, nav),
+            "/plans": html(shell(ctx, skin, "Plans", plans)),
+            "/pricing": not_found(ctx, skin),
         },
     )  # fmt: skip
 
@@ -122,7 +137,12 @@ def tabs(panels: list[tuple[str, str]]) -> str:
 
 
 def build_x04(ctx: SiteContext) -> CaseSite:
-    brand, nav = "Kettle & Co", [("Kettles", "/kettles"), ("Teapots", "/teapots")]
+    skin = Skin(
+        "Kettle & Co",
+        "Everything for a good cup of tea",
+        "#4f6d5a",
+        nav=(("Kettles", "/kettles"), ("Teapots", "/teapots")),
+    )
     product = "<h1>Stovetop kettle, 1.8 litres</h1><p>Enamelled steel, whistling lid.</p>" + tabs(
         [
             ("Description", "<p>A classic kettle for gas, electric and induction hobs.</p>"),
@@ -134,19 +154,24 @@ def build_x04(ctx: SiteContext) -> CaseSite:
     home = "<h1>Everything for a good cup of tea</h1><p>Kettles, teapots, cups.</p>"
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Home", home, colour="#4f6d5a")),
-            "/kettles": html(shell(ctx, brand, nav, "Kettles", "<h1>Kettles</h1>"
+            "": html(shell(ctx, skin, "Home", home)),
+            "/kettles": html(shell(ctx, skin, "Kettles", "<h1>Kettles</h1>"
                                    f'<p><a href="{esc(ctx.url("/kettles/stovetop"))}">'
                                    "Stovetop kettle, 1.8 litres</a></p>")),
-            "/kettles/stovetop": html(shell(ctx, brand, nav, "Stovetop kettle", product)),
-            "/teapots": html(shell(ctx, brand, nav, "Teapots", "<h1>Teapots</h1>"
+            "/kettles/stovetop": html(shell(ctx, skin, "Stovetop kettle", product)),
+            "/teapots": html(shell(ctx, skin, "Teapots", "<h1>Teapots</h1>"
                                    "<p>Cast iron and stoneware.</p>")),
         },
     )  # fmt: skip
 
 
 def build_x05(ctx: SiteContext) -> CaseSite:
-    brand, nav = "Brightwater Yoga", [("Timetable", "/timetable"), ("Contact", "/contact")]
+    skin = Skin(
+        "Brightwater Yoga",
+        "Yoga for every body",
+        "#2a6470",
+        nav=(("Timetable", "/timetable"), ("Contact", "/contact")),
+    )
     contact = (
         "<h1>Contact</h1><p>Write to hello@brightwater.example and we answer within two days."
         "</p><p>Studio: Canal Yard, Eastside.</p>"
@@ -154,10 +179,10 @@ def build_x05(ctx: SiteContext) -> CaseSite:
     home = "<h1>Yoga for every body</h1><p>Morning and evening classes, all levels.</p>"
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Home", home, colour="#2a6470")),
-            "/timetable": html(shell(ctx, brand, nav, "Timetable", "<h1>Timetable</h1>"
+            "": html(shell(ctx, skin, "Home", home)),
+            "/timetable": html(shell(ctx, skin, "Timetable", "<h1>Timetable</h1>"
                                      "<p>Weekdays at seven and at six.</p>")),
-            "/contact": html(shell(ctx, brand, nav, "Contact", contact)),
+            "/contact": html(shell(ctx, skin, "Contact", contact)),
         },
     )  # fmt: skip
 
@@ -170,7 +195,9 @@ _SYNC_JS = (
 
 
 def build_x06(ctx: SiteContext) -> CaseSite:
-    brand, nav = "Rotaplan", [("Calendar", ""), ("Team", "/team")]
+    skin = Skin(
+        "Rotaplan", "Rotas for small teams", "#31527a", nav=(("Calendar", ""), ("Team", "/team"))
+    )
     filler = "".join(
         f'<div class="card"><b>{day}</b>: {who}</div>'
         for day, who in [
@@ -188,8 +215,8 @@ def build_x06(ctx: SiteContext) -> CaseSite:
     )
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Calendar", calendar, colour="#31527a")),
-            "/team": html(shell(ctx, brand, nav, "Team", "<h1>Team</h1>"
+            "": html(shell(ctx, skin, "Calendar", calendar)),
+            "/team": html(shell(ctx, skin, "Team", "<h1>Team</h1>"
                                 "<p>Sam, Priya and Jo.</p>")),
         },
     )  # fmt: skip
@@ -208,7 +235,12 @@ _LONG_TOPICS = [
 
 
 def build_x07(ctx: SiteContext) -> CaseSite:
-    brand, nav = "Ember Roasters", [("Coffee", "/coffee"), ("Shipping", "/shipping")]
+    skin = Skin(
+        "Ember Roasters",
+        "Small-batch coffee",
+        "#5a3a2a",
+        nav=(("Coffee", "/coffee"), ("Shipping", "/shipping")),
+    )
     sections = "".join(
         f"<h2>{esc(title)}</h2><p>{esc(text)}</p>" + "<p>" + " ".join([esc(text)] * 12) + "</p>"
         for title, text in _LONG_TOPICS
@@ -221,40 +253,40 @@ def build_x07(ctx: SiteContext) -> CaseSite:
     home = "<h1>Small-batch coffee</h1><p>Roasted on Tuesdays, sent on Wednesdays.</p>"
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Home", home, colour="#5a3a2a")),
-            "/coffee": html(shell(ctx, brand, nav, "Coffee", "<h1>Coffee</h1>"
+            "": html(shell(ctx, skin, "Home", home)),
+            "/coffee": html(shell(ctx, skin, "Coffee", "<h1>Coffee</h1>"
                                   "<p>Three single origins and a house blend.</p>")),
-            "/shipping": html(shell(ctx, brand, nav, "Shipping", shipping)),
+            "/shipping": html(shell(ctx, skin, "Shipping", shipping)),
         },
     )  # fmt: skip
 
 
 def build_x08(ctx: SiteContext) -> CaseSite:
-    brand = "Cloudlet Hosting"
-    nav: Nav = [("Dashboard", ""), ("Account", "/account")]
+    skin = Skin("Cloudlet Hosting", "Small sites, well kept", "#2c5f8a",
+                nav=(("Dashboard", ""), ("Account", "/account")))  # fmt: skip
     account = (
         "<h1>Account</h1><ul>"
         f'<li><a href="{esc(ctx.url("/account/bill-to"))}">Billing address</a></li>'
         f'<li><a href="{esc(ctx.url("/account/bill-contact"))}">Billing contact</a></li>'
         f'<li><a href="{esc(ctx.url("/account/pay"))}">Bill pay</a></li></ul>'
     )
-    street = form_page(ctx, brand, nav, "Invoice details", "Printed on every invoice.",
+    street = form_page(ctx, skin, "Invoice details", "Printed on every invoice.",
                        "/account/bill-to", field("Street", "street") + field("Town", "town")
                        + field("Postcode", "postcode", required=False), "Save")  # fmt: skip
-    person = form_page(ctx, brand, nav, "Who gets invoices", "We send invoices to this person.",
+    person = form_page(ctx, skin, "Who gets invoices", "We send invoices to this person.",
                        "/account/bill-contact", field("Name", "name")
                        + field("Email", "mail", "email"), "Save")  # fmt: skip
-    pay = shell(ctx, brand, nav, "Pay", "<h1>Pay an invoice</h1><p>Nothing is due today.</p>")
+    pay = shell(ctx, skin, "Pay", "<h1>Pay an invoice</h1><p>Nothing is due today.</p>")
     home = "<h1>Dashboard</h1><p>Two sites running, all healthy.</p>"
     saved = "<h1>Saved</h1><p>Your next invoice will use these details.</p>"
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Dashboard", home, colour="#2c5f8a")),
-            "/account": html(shell(ctx, brand, nav, "Account", account)),
+            "": html(shell(ctx, skin, "Dashboard", home)),
+            "/account": html(shell(ctx, skin, "Account", account)),
             "/account/bill-to": html(street),
-            "POST /account/bill-to": posted(ctx, brand, nav, ("street", "town"), saved),
+            "POST /account/bill-to": posted(ctx, skin, ("street", "town"), saved),
             "/account/bill-contact": html(person),
-            "POST /account/bill-contact": posted(ctx, brand, nav, ("name",), saved),
+            "POST /account/bill-contact": posted(ctx, skin, ("name",), saved),
             "/account/pay": html(pay),
         },
     )  # fmt: skip
@@ -272,7 +304,7 @@ TENTS = [
 """Forty tents; the lightest (Skylark One) is on page 3 of 8."""
 
 
-def _tent_list(ctx: SiteContext, brand: str, nav: Nav) -> Handler:
+def _tent_list(ctx: SiteContext, skin: Skin) -> Handler:
     async def handler(request: Request) -> Response:
         raw = request.query_params.get("page", "1")
         number = int(raw) if raw.isdigit() and 1 <= int(raw) <= 8 else 1
@@ -287,36 +319,46 @@ def _tent_list(ctx: SiteContext, brand: str, nav: Nav) -> Handler:
             for n in range(1, 9)
         )
         body = f"<h1>Tents</h1><p>Page {number} of 8</p>{rows}<p>Pages: {pages}</p>"
-        return HTMLResponse(shell(ctx, brand, nav, "Tents", body, colour="#4a6b3a"))
+        return HTMLResponse(shell(ctx, skin, "Tents", body))
 
     return handler
 
 
 def build_x09(ctx: SiteContext) -> CaseSite:
-    brand, nav = "Ridgeline Outdoor", [("Tents", "/tents"), ("Stores", "/stores")]
+    skin = Skin(
+        "Ridgeline Outdoor",
+        "Gear for the hills",
+        "#4a6b3a",
+        nav=(("Tents", "/tents"), ("Stores", "/stores")),
+    )
     home = "<h1>Gear for the hills</h1><p>Forty tents, all in stock.</p>"
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Home", home, colour="#4a6b3a")),
-            "/tents": _tent_list(ctx, brand, nav),
-            "/stores": html(shell(ctx, brand, nav, "Stores", "<h1>Stores</h1>"
+            "": html(shell(ctx, skin, "Home", home)),
+            "/tents": _tent_list(ctx, skin),
+            "/stores": html(shell(ctx, skin, "Stores", "<h1>Stores</h1>"
                                   "<p>Keswick and Fort William.</p>")),
         },
     )  # fmt: skip
 
 
 def build_x10(ctx: SiteContext) -> CaseSite:
-    brand, nav = "Fig Tree Cafe", [("Menu", "/menu"), ("Visit", "/visit")]
+    skin = Skin(
+        "Fig Tree Cafe",
+        "Breakfast and lunch, every day",
+        "#6a7a2a",
+        nav=(("Menu", "/menu"), ("Visit", "/visit")),
+    )
     home = (
         "<h1>Breakfast and lunch, every day</h1><p>Every dish on our menu can be made vegan: "
         "we swap in oat milk, tofu and plant-based cheese at no extra cost.</p>"
     )
     return CaseSite(
         routes={
-            "": html(shell(ctx, brand, nav, "Home", home, colour="#6a7a2a")),
-            "/menu": html(shell(ctx, brand, nav, "Menu", "<h1>Menu</h1>"
+            "": html(shell(ctx, skin, "Home", home)),
+            "/menu": html(shell(ctx, skin, "Menu", "<h1>Menu</h1>"
                                 "<p>Shakshuka, pancakes, soup of the day, flatbreads.</p>")),
-            "/visit": html(shell(ctx, brand, nav, "Visit", "<h1>Visit</h1>"
+            "/visit": html(shell(ctx, skin, "Visit", "<h1>Visit</h1>"
                                  "<p>Corner of Elm Row and Bridge Street.</p>")),
         },
     )  # fmt: skip

@@ -9,7 +9,11 @@ noindex meta tag (the server adds ``X-Robots-Tag`` to every response, 404s inclu
 (class, truth, case id, description, forbidden terms) and none of ``MANIFEST_WORDS`` in any
 body, script, style, header, cookie or route; a target term only as the product's own
 visible UI text (a control's label or visible copy), never in hidden text, attributes,
-scripts or routes.
+scripts or routes. Every page a person reaches is served in the one shell of
+``_skin.Skin`` (``test_shell_fingerprint`` enforces it): nothing around a page, neither its
+title pattern, head, stylesheet, scripts, brand markup nor headers, may differ by class.
+Only a bot wall's own answer to an automated browser (a CDN check, a 403, a 429) is bare:
+that page is the mechanism an engine must judge.
 """
 
 from __future__ import annotations
@@ -64,7 +68,8 @@ NOINDEX = "noindex, nofollow"
 WEBDRIVER_PROBE = (
     "<script>if (navigator.webdriver) { document.cookie = 'sid2=1; path=/'; }</script>"
 )
-"""Sets the cookie an automation gate reads (as real bot walls do); harmless elsewhere."""
+"""Sets the cookie an automation gate reads (as real bot walls do). It is in the head of every
+page of every site, so its presence says nothing; only a gate's server reads the cookie."""
 
 
 def page(title: str, body: str, *, head: str = "", lang: str = "en") -> str:

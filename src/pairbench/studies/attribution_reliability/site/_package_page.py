@@ -1,12 +1,21 @@
 """The page shell of the evidence packages' sites: the stylesheet, a page with the site's
-navigation bar, and a handler that always answers the same page."""
+navigation bar, and a handler that always answers the same page.
+
+Every package site uses this one shell, the webdriver probe included (only the rail
+timetable's gate reads the cookie it sets), so no package's pages differ in their frame."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from pairbench.studies.attribution_reliability.site._kit import Handler, SiteContext, esc, page
+from pairbench.studies.attribution_reliability.site._kit import (
+    WEBDRIVER_PROBE,
+    Handler,
+    SiteContext,
+    esc,
+    page,
+)
 
 # The empty icon keeps Chromium from asking for /favicon.ico, whose 404 would otherwise
 # show as a console error in every recorded step.
@@ -25,7 +34,7 @@ def doc(ctx: SiteContext, brand: str, nav: list[tuple[str, str]], title: str, ma
     return page(
         f"{title} · {brand}",
         f"<nav><strong>{esc(brand)}</strong>{links}</nav><main><h1>{esc(title)}</h1>{main}</main>",
-        head=CSS,
+        head=CSS + WEBDRIVER_PROBE,
     )
 
 

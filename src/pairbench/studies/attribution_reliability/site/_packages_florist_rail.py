@@ -10,7 +10,6 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from pairbench.studies.attribution_reliability.site._kit import (
-    WEBDRIVER_PROBE,
     CaseSite,
     SiteContext,
     esc,
@@ -140,7 +139,7 @@ def timetable(ctx: SiteContext) -> CaseSite:
 
     return CaseSite(
         routes={
-            "": static(view("Harbour Line", WEBDRIVER_PROBE + form)),
+            "": static(view("Harbour Line", form)),
             "/search": search,
             "/about": static(view("About", "<p>Trains every half hour along the coast.</p>")),
         },

@@ -31,7 +31,7 @@ def build_p01(ctx: SiteContext) -> CaseSite:
         "Celebration cakes baked to order",
         "#b4572e",
         nav=(("Cakes", "/cakes"), ("About", "/about"), ("Contact", "/contact")),
-        footer="14 Mill Lane · open Tuesday to Sunday",
+        footer="14 Mill Lane, open Tuesday to Sunday",
     )
     cakes = (
         ("lemon", "Lemon drizzle", 28),
@@ -163,7 +163,7 @@ def build_p03(ctx: SiteContext) -> CaseSite:
         "Loose-leaf tea, packed by hand",
         "#6b4f2f",
         nav=(("Teas", "/teas"), ("Shipping", "/help/rates"), ("About", "/about")),
-        footer="Packed in small batches · Careers",
+        footer="Packed in small batches. Careers",
     )
     # The nav's delivery-costs link points at the careers page's handler.
     careers = skin.handler(
