@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from pairbench.report.render._markdown import render_markdown
 from pairbench.spec import Experiment, canonical_hash, check_experiment
 from pairbench.studies import ReviewNote
 from pairbench.studies.runtime_revision_ab import STUDY
+from pairbench.studies.runtime_revision_ab._check import study_rows
 from pairbench.studies.runtime_revision_ab._regression import declared_rule
 from pairbench.studies.runtime_revision_ab.report._load import RevisionData
 from pairbench.studies.runtime_revision_ab.report._summary import revision_summary
@@ -211,3 +213,15 @@ def test_a_declaration_edited_in_run_json_is_refused() -> None:
     with pytest.raises(PairbenchError, match=r"run\.json experiment_model\.agent\.settings"
                        r"\.regression: min_pairs must be"):  # fmt: skip
         declared_rule(edited)
+
+
+def test_check_says_what_the_release_gate_will_require() -> None:
+    shipped = YAML(typ="safe").load((STUDY.root / "experiment.yaml").read_text(encoding="utf-8"))
+    loaded = SimpleNamespace(experiment=Experiment.model_validate(shipped), root=STUDY.root)
+    (line,) = [x for x in study_rows(loaded) if x.startswith("release gates:")]
+    assert line == (
+        "release gates: a demonstrated regression is: the candidate fails a scenario in at "
+        "least 2 pairs where the baseline passed it, and never the reverse (as declared); "
+        "review notes (manual_review.json) required for AR-005, AR-006, AR-009 and each "
+        "demonstrated regression, or the release is blocked"
+    )
