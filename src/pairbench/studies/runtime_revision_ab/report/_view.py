@@ -235,7 +235,6 @@ def gates(s: Mapping[str, Any]) -> Section | None:
                 reviewed or "none",
             ]
         )
-    verdict = r["release"]
     lead = (
         f"Per {r['candidate']} campaign, regardless of aggregates or intervals. A scenario "
         "without evidence cannot pass a gate (missing). A review note (manual_review.json) "
@@ -249,12 +248,9 @@ def gates(s: Mapping[str, Any]) -> Section | None:
         "Missing evidence",
         "Reviewed regressions",
     ]
-    blocks: list[Block] = [
-        f"Release gate: {verdict['statement']}.",
-        _declared(r),
-        lead,
-        Table(head, rows),
-    ]
+    blocks: list[Block] = [lead, Table(head, rows)]
+    if "release" in r:  # a summary written before the release gate has neither block
+        blocks[:0] = [f"Release gate: {r['release']['statement']}.", _declared(r)]
     return Section("Runtime revision: release gates", blocks)
 
 
