@@ -155,6 +155,15 @@ def test_a_missing_ar005_note_blocks_the_release_and_a_note_clears_it() -> None:
         assert r["grid"] == every_gate_passes["grid"]
 
 
+def test_a_blank_note_does_not_clear_a_required_review() -> None:
+    run = run_record(2, tasks={"ar-005": "AR-005"})
+    cells = [cell(a, "ar-005", p, evidence("AR-005")) for a in ("baseline", "candidate")
+             for p in (0, 1)]  # fmt: skip
+    for blank in (ReviewNote(by="", note="fine"), ReviewNote(by="ana", note="  ")):
+        r = revision_summary(run, RevisionData(cells, [], {"AR-005": blank}))
+        assert r["release"]["statement"] == "blocked: review note missing for AR-005"
+
+
 BAD = [
     ({"min_pairs": 0}, "min_pairs must be a whole number of pairs, 1 or more, not 0"),
     ({"min_pairs": "2"}, "min_pairs must be a whole number of pairs, 1 or more, not '2'"),

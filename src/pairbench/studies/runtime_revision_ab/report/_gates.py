@@ -64,7 +64,12 @@ def outcome_of(cell: Cell | None) -> str:
 
 
 def note_for(notes: Mapping[str, ReviewNote], scenario: str, task: str) -> ReviewNote | None:
-    return notes.get(scenario) or notes.get(task)
+    """The scenario's note (by label, else task id); a blank reviewer or text is no note,
+    so an empty entry cannot clear a required review."""
+    for note in (notes.get(scenario), notes.get(task)):
+        if note is not None and note.by.strip() and note.note.strip():
+            return note
+    return None
 
 
 def regressions(
