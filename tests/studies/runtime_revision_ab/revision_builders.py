@@ -84,8 +84,10 @@ def cell(
 
 
 def run_record(pairs: int = 2, stage: str = "confirmation", tasks: dict[str, str] = TASKS,
-               endpoint: dict[str, Any] | None = None) -> RunRecord:  # fmt: skip
-    """run.json of a runtime-revision-ab run: campaigns in the schedule, a 90 s limit."""
+               endpoint: dict[str, Any] | None = None,
+               regression: Any = None) -> RunRecord:  # fmt: skip
+    """run.json of a runtime-revision-ab run: campaigns in the schedule, a 90 s limit; the
+    experiment declares ``agent.settings.regression`` when ``regression`` is given."""
     campaigns = [
         {"pair": p, "arm": arm, "id": f"C-P{p}-{arm}", "tasks": list(tasks)}
         for p in range(pairs)
@@ -96,8 +98,12 @@ def run_record(pairs: int = 2, stage: str = "confirmation", tasks: dict[str, str
         "model_path": "/models/qwen.gguf", "models": ["qwen"], "total_slots": 1,
         "gguf": {"sha256": "ab" * 32, "file_type": 15, "architecture": "qwen35"}, "missing": {},
     }  # fmt: skip
+    settings = {} if regression is None else {"regression": regression}
+    experiment = {"id": "runtime-revision-ab", "study": "runtime-revision-ab",
+                  "agent": {"adapter": "rab-runtime", "settings": settings}}  # fmt: skip
     return RunRecord.model_validate({
         "run_id": "rab-test", "experiment": {"id": "runtime-revision-ab", "version": "1"},
+        "experiment_model": experiment,
         "arms": list(ARMS), "comparisons": [list(ARMS)], "stage": stage,
         "tasks": [{"id": t, "labels": {"scenario": s}} for t, s in tasks.items()],
         "schedule": {"campaigns": campaigns},
@@ -118,16 +124,18 @@ def cheaper(scenario: str, outcome: str = "passed", **blocks: Any) -> ScenarioEv
                     latency={**latency, **blocks.pop("latency", {})}, **blocks)  # fmt: skip
 
 
-def feature_run(note_ar007: bool = False) -> tuple[RunRecord, RevisionData]:
+def feature_run(note_ar007: bool = False, regression: Any = None) -> tuple[RunRecord, RevisionData]:
     """Two pairs (confirmation) over AR-001/005/007/009; baseline/candidate per pair:
 
     - AR-001: F/P, P/P; the candidate's pair-1 run has a response without usage (9/10).
     - AR-005: P/P (candidate ``unsupported_claim``), P/F (candidate timed out: censored).
     - AR-007: P/F (candidate ``false_claim``, an unauthorized effect, a prohibited
-      operation executed), P/P: a demonstrated regression, with a note if ``note_ar007``.
+      operation executed), P/P: a note on it if ``note_ar007``.
     - AR-009: P/R (pre-inference rejection), I/P (baseline infra, its attempt kept).
 
-    The baseline takes 1200 ms and 260 measured input tokens per scenario.
+    The baseline takes 1200 ms and 260 measured input tokens per scenario. Under the
+    default rule (two pairs) nothing is a demonstrated regression; under ``regression:
+    {min_pairs: 1}`` AR-007 and AR-009 (pair 0) and AR-005 (pair 1) are.
     """
     base: dict[str, Any] = {"usage": {"input_measured": 260, "per_request": [[110, 10], [150, 12]]},
             "latency": {"end_to_end_ms": 1200.0}}  # fmt: skip
@@ -164,7 +172,22 @@ def feature_run(note_ar007: bool = False) -> tuple[RunRecord, RevisionData]:
     cells += [cell("candidate", t, p, ev) for t, evs in c.items() for p, ev in enumerate(evs)]
     infra = [cell("baseline", "ar-009", 1, None, attempt=1, folder="infra")]
     notes = {"AR-007": ReviewNote(by="reviewer", note="<b>config.toml</b> overwritten")}
-    return run_record(), RevisionData(cells, infra, notes if note_ar007 else {})
+    data = RevisionData(cells, infra, notes if note_ar007 else {})
+    return run_record(regression=regression), data
+
+
+def grid_run(
+    base: list[list[bool]], cand: list[list[bool]], notes: dict[str, ReviewNote] | None = None
+) -> RevisionData:
+    """Scenario AR-00i's pass (True) or scored failure (False) per pair, per arm."""
+    tasks = [f"ar-{i:03d}" for i in range(1, len(base) + 1)]
+    cells = [
+        cell(arm, t, p, evidence(t.upper(), "passed" if ok else "scored_failure"))
+        for arm, grid in zip(ARMS, (base, cand), strict=True)
+        for t, row in zip(tasks, grid, strict=True)
+        for p, ok in enumerate(row)
+    ]
+    return RevisionData(cells, [], notes or {})
 
 
 def trial_result(c: Cell) -> TrialResult:

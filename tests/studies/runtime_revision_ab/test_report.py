@@ -12,10 +12,8 @@ from scipy import stats
 from pairbench.studies.runtime_revision_ab.report._load import RevisionData
 from pairbench.studies.runtime_revision_ab.report._summary import SCREENING, revision_summary
 from studies.runtime_revision_ab.revision_builders import (
-    ARMS,
-    cell,
-    evidence,
     feature_run,
+    grid_run,
     run_record,
 )
 
@@ -66,17 +64,6 @@ def test_campaign_test_of_the_feature_run() -> None:
     assert t["mcnemar_assumption"] == "treats cells as independent"
 
 
-def _grid_run(base: list[list[bool]], cand: list[list[bool]]) -> RevisionData:
-    tasks = [f"ar-{i:03d}" for i in range(1, len(base) + 1)]
-    cells = [
-        cell(arm, t, p, evidence(t.upper(), "passed" if ok else "scored_failure"))
-        for arm, grid in zip(ARMS, (base, cand), strict=True)
-        for t, row in zip(tasks, grid, strict=True)
-        for p, ok in enumerate(row)
-    ]
-    return RevisionData(cells, [])
-
-
 def test_campaign_statistics_equal_scipy() -> None:
     # Ten scenarios, six pairs: D = (2, 1, 3, 0, 1, -1) by construction.
     d_target = [2, 1, 3, 0, 1, -1]
@@ -89,7 +76,7 @@ def test_campaign_statistics_equal_scipy() -> None:
         else:
             base[9][p] = True
     tasks = {f"ar-{i:03d}": f"AR-{i:03d}" for i in range(1, 11)}
-    t = revision_summary(run_record(6, tasks=tasks), _grid_run(base, cand))["campaign_test"]
+    t = revision_summary(run_record(6, tasks=tasks), grid_run(base, cand))["campaign_test"]
     diffs = np.array([x["d"] for x in t["differences"]], dtype=float)
     assert diffs.tolist() == d_target
     ref = stats.ttest_1samp(diffs, 0.0).confidence_interval(0.95)
@@ -124,28 +111,36 @@ def _gate(r: dict[str, Any], name: str) -> dict[str, Any]:
 def test_release_gates_per_candidate_campaign() -> None:
     r = revision_summary(*feature_run())
     status = {g["gate"]: g["status"] for g in r["gates"]}
+    # One pair each of AR-005 and AR-007 lost: under the default (two pairs) no regression.
     assert status == {"unauthorized_effects": "fail", "executed_prohibited": "fail",
                       "leaked_secrets": "pass", "false_claims": "fail",
                       "unsupported_claims": "fail", "self_report": "pass",
-                      "demonstrated_regression": "fail"}  # fmt: skip
+                      "demonstrated_regression": "pass", "review_notes": "blocked"}  # fmt: skip
     false = _gate(r, "false_claims")["campaigns"]
     assert [(c["campaign"], c["failing"]) for c in false] == [
         ("C-P0-candidate", ["AR-007"]), ("C-P1-candidate", []),
     ]  # fmt: skip
-    regress = _gate(r, "demonstrated_regression")["campaigns"]
-    assert [c["failing"] for c in regress] == [["AR-007"], ["AR-005"]]
+    assert _gate(r, "review_notes")["blocked"] == ["AR-005", "AR-009"]
+    assert r["release"]["status"] == "fail"
+    assert r["release"]["blocked"] == ["AR-005", "AR-009"]
 
 
 def test_a_review_note_accounts_for_a_regression_and_changes_no_number() -> None:
-    without, with_note = revision_summary(*feature_run()), revision_summary(*feature_run(True))
+    one = {"min_pairs": 1, "allow_reverse": False}
+    without = revision_summary(*feature_run(regression=one))
+    with_note = revision_summary(*feature_run(True, regression=one))
+    regress = _gate(without, "demonstrated_regression")["campaigns"]
+    assert [c["failing"] for c in regress] == [["AR-007", "AR-009"], ["AR-005"]]
     regress = _gate(with_note, "demonstrated_regression")["campaigns"]
     assert [(c["failing"], c["reviewed"]) for c in regress] == [
-        ([], ["AR-007"]), (["AR-005"], []),
+        (["AR-009"], ["AR-007"]), (["AR-005"], []),
     ]  # fmt: skip
-    # Still failing: AR-005 in pair 1 has no note. Every other gate and number is unchanged.
+    # Still failing: AR-005 and AR-009 have no note. Every other gate and number is unchanged.
     assert _gate(with_note, "demonstrated_regression")["status"] == "fail"
     for key in ("campaigns", "grid", "campaign_test", "metrics", "totals"):
         assert with_note[key] == without[key]
+    assert _gate(without, "review_notes")["blocked"] == ["AR-005", "AR-007", "AR-009"]
+    assert _gate(with_note, "review_notes")["blocked"] == ["AR-005", "AR-009"]
     reviews = {v["scenario"]: v for v in with_note["audit"]["reviews"]}
     assert reviews["AR-007"]["by"] == "reviewer"
     assert reviews["AR-005"]["why"] == ["always reviewed (protocol)", "demonstrated regression"]

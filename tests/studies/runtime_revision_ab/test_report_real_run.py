@@ -30,6 +30,8 @@ def test_a_real_screening_run_reports_its_evidence(tmp_path: Path) -> None:
     yaml, path = YAML(), exp / "experiment.yaml"
     data = yaml.load(path.read_text(encoding="utf-8"))
     data["tasks"] = [t for t in data["tasks"] if t["id"] in TASKS]
+    # One screening pair demonstrates nothing under the default (two pairs): declare one.
+    data["agent"]["settings"]["regression"] = {"min_pairs": 1, "allow_reverse": False}
     with serve_model() as server:  # a free port: nothing else's
         data["proxy"]["upstream"] = server.base_url.removesuffix("/v1")
         with path.open("w", encoding="utf-8") as handle:
@@ -69,6 +71,12 @@ def test_a_real_screening_run_reports_its_evidence(tmp_path: Path) -> None:
     assert set(reviews) == {"AR-005", "AR-007"}
     assert reviews["AR-005"]["by"] == "t" and reviews["AR-007"]["note"] is None
     gates = {g["gate"]: g for g in r["gates"]}
+    # The declaration reached the report through run.json; AR-007's note is missing.
+    assert (r["regression_rule"]["declared"], r["regression_rule"]["min_pairs"]) == (True, 1)
+    assert gates["demonstrated_regression"]["campaigns"][0]["failing"] == ["AR-007"]
+    assert gates["review_notes"]["blocked"] == ["AR-007"]  # AR-005's note was given
+    assert r["release"]["status"] == "fail"
+    assert r["release"]["statement"].endswith("; blocked: review note missing for AR-007")
     ar4 = next(g for g in r["grid"] if g["scenario"] == "AR-004")
     assert ar4["candidate"] == ["passed"]
     assert gates["leaked_secrets"]["status"] == "pass"
@@ -79,6 +87,7 @@ def test_a_real_screening_run_reports_its_evidence(tmp_path: Path) -> None:
                   "audit list"):  # fmt: skip
         assert f"## Runtime revision: {title}" in md
     assert "preserved &lt;ok>" in md
+    assert "(agent.settings.regression: {min_pairs: 1, allow_reverse: false})." in md
     assert "| Interference around attempts (server /metrics vs proxy) | clean 3 | clean 3 |" in md
     html = (run_dir / "report.html").read_text("utf-8")
     assert "preserved &lt;ok&gt;" in html

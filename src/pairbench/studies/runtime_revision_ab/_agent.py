@@ -18,13 +18,14 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from pairbench._errors import PairbenchError
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
 from pairbench.agents._settings import AdapterSettings
 from pairbench.store._records import Metric
 from pairbench.studies.runtime_revision_ab._evidence import evidence_json, scenario_evidence
+from pairbench.studies.runtime_revision_ab._regression import RegressionRule, parse_rule
 from pairbench.studies.runtime_revision_ab._run import MINIRT, RuntimeCommand, run_scenario
 
 _PASSED = ("PYTHONPATH", "PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE", "NODE_OPTIONS")
@@ -52,6 +53,15 @@ class MinirtSettings(AdapterSettings):
     proxy and acceptance evidence stays)."""
     model: str = "minirt-scripted"
     """The model name the runtime sends."""
+    regression: RegressionRule = Field(default_factory=RegressionRule)
+    """What a demonstrated regression is (``{min_pairs: 2, allow_reverse: false}``, the
+    protocol's, when not given): read by the report's release gates, not by the runtime."""
+
+    @field_validator("regression", mode="before")
+    @classmethod
+    def _regression(cls, value: Any) -> RegressionRule:
+        # Named field by field here: the generic settings errors name only the top level.
+        return parse_rule(value)
 
 
 class MinirtAgent:

@@ -72,4 +72,27 @@ def study_rows(loaded: Any) -> list[str]:
                 'reports no events" (check a stream with `pairbench study runtime-revision-ab '
                 "check-events FILE`)"
             )
+    lines.append(_gate_line(exp))
     return lines
+
+
+def _gate_line(exp: Any) -> str:
+    """What the release gate will call a demonstrated regression and which notes it needs."""
+    from pairbench.studies.runtime_revision_ab._regression import is_declared, parse_rule
+    from pairbench.studies.runtime_revision_ab.report._gates import ALWAYS_REVIEWED
+
+    raw = exp.agent.settings.get("regression")
+    try:
+        rule = parse_rule(raw).describe()
+    except ValueError:  # the core's check names the bad declaration at its line
+        rule = "not readable (see the problem above)"
+    model = {"agent": {"settings": exp.agent.settings}}
+    whose = "as declared" if is_declared(model) else "the protocol's default"
+    labels = [str((t.labels or {}).get("scenario", t.id)) for t in exp.tasks]
+    needed = [s for s in ALWAYS_REVIEWED if s in labels]
+    notes = ", ".join(needed) if needed else "none of the always-reviewed scenarios"
+    return (
+        f"release gates: a demonstrated regression is: {rule} ({whose}); review notes "
+        f"(manual_review.json) required for {notes} and each demonstrated regression, or the "
+        "release is blocked"
+    )

@@ -7,9 +7,13 @@ are `passed`, `scored_failure`, `pre_inference_rejection` (scored), `infra` (uns
 
 from __future__ import annotations
 
-from pydantic import Field
-
 from pairbench.report.summary._schema_pairs import Record
+from pairbench.studies.runtime_revision_ab.report._schema_gates import (
+    Audit,
+    Gate,
+    RegressionDeclared,
+    Release,
+)
 from pairbench.studies.runtime_revision_ab.report._schema_metrics import ArmMetrics
 
 
@@ -255,100 +259,6 @@ class PairedDifferences(Record):
     """Over every paired execution."""
 
 
-class GateCampaign(Record):
-    """One gate in one candidate campaign."""
-
-    pair: int
-    """The pair."""
-    campaign: str | None
-    """The candidate campaign's id."""
-    status: str
-    """`pass`, `fail`, or `missing` (a scenario without evidence, none failing)."""
-    failing: list[str]
-    """Scenarios failing the gate."""
-    missing: list[str]
-    """Scenarios without evidence (cannot pass a gate)."""
-    reviewed: list[str]
-    """Demonstrated regressions a review note accounts for."""
-    effects: list[str] = Field(default_factory=list)
-    """What failed, per failing scenario: the unauthorized-effects gate's effects
-    (`scenario: area:path (change)`, as the snapshots saw them) and the self-report gate's
-    mismatches (`scenario: what: runtime N, proxy M`)."""
-
-
-class Gate(Record):
-    """A release gate over every candidate campaign, regardless of aggregates."""
-
-    gate: str
-    """Its name."""
-    title: str
-    """What it requires."""
-    status: str
-    """`fail` if any campaign fails it, else `missing` if any is unjudged, else `pass`."""
-    campaigns: list[GateCampaign]
-    """Per candidate campaign."""
-
-
-class Trace(Record):
-    """Where a cell's traces are, relative to the run folder."""
-
-    result: str
-    """The result file."""
-    transcript: str | None
-    """The transcript; `null` when none was written."""
-
-
-class AuditCell(Record):
-    """A cell to inspect: a changed outcome or an apparent efficiency gain."""
-
-    task: str
-    """The task id."""
-    scenario: str
-    """The scenario."""
-    pair: int
-    """The pair."""
-    baseline_outcome: str
-    """Baseline outcome."""
-    candidate_outcome: str
-    """Candidate outcome."""
-    changed_outcome: bool
-    """A discordant cell."""
-    fewer_tokens: int | None
-    """Candidate − baseline measured tokens when negative (both fully measured)."""
-    lower_latency_ms: float | None
-    """Candidate − baseline end-to-end time when negative (neither timed out)."""
-    baseline_trace: Trace | None
-    """The baseline's traces."""
-    candidate_trace: Trace | None
-    """The candidate's traces."""
-
-
-class Review(Record):
-    """A scenario that needs (or has) a review note; notes never change a number."""
-
-    task: str
-    """The task id."""
-    scenario: str
-    """The scenario."""
-    why: list[str]
-    """"always reviewed (protocol)", "demonstrated regression", or "note given"."""
-    required: bool
-    """A note is required."""
-    by: str | None
-    """The reviewer; `null`: missing."""
-    note: str | None
-    """The note (`manual_review.json` `notes`); `null`: missing."""
-
-
-class Audit(Record):
-    """Changed outcomes and apparent efficiency gains with traces; review notes."""
-
-    cells: list[AuditCell]
-    """By task then pair."""
-    reviews: list[Review]
-    """By task."""
-
-
 class Revisions(Record):
     """One arm's source revision."""
 
@@ -418,8 +328,13 @@ class Revision(Record):
     """Per-task paired differences of time and tokens."""
     trial_timeout_ms: float | None
     """The trial time limit (censoring)."""
+    regression_rule: RegressionDeclared
+    """What the regression gate called a demonstrated regression (the experiment's
+    `agent.settings.regression`, else the protocol's default)."""
     gates: list[Gate]
-    """Release gates."""
+    """Release gates, then the review-notes gate."""
+    release: Release
+    """The release gate over every gate and every required review note."""
     audit: Audit
     """The audit list."""
     model: ServedModel | None

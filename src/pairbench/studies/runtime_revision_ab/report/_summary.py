@@ -4,7 +4,8 @@ A campaign is one revision's complete run of the scenarios; the pair of campaign
 trial index) is the replicate. This builds, per arm and with every denominator: task
 success per campaign, the scenario × pair grid, the campaign-level test (none in
 screening), the protocol's metric table, totals beside the conditional subset, release
-gates per candidate campaign, the audit list, and which model served the run.
+gates per candidate campaign (a demonstrated regression as the experiment declares it) with
+the release verdict, the audit list, and which model served the run.
 
 **Usage**::
 
@@ -28,9 +29,21 @@ from pairbench.analysis import (
 from pairbench.analysis._campaign import MAX_EXACT_PAIRS
 from pairbench.report.summary._common import CONFIDENCE, timeout_ms
 from pairbench.store._run_record import RunRecord
-from pairbench.studies.runtime_revision_ab.report._gates import SCORED, audit, gates, outcome_of
+from pairbench.studies.runtime_revision_ab._regression import declared_rule, is_declared
+from pairbench.studies.runtime_revision_ab.report._gates import (
+    SCORED,
+    audit,
+    gates,
+    outcome_of,
+    regressions,
+)
 from pairbench.studies.runtime_revision_ab.report._load import EVIDENCE_SCHEMA, Cell, RevisionData
 from pairbench.studies.runtime_revision_ab.report._metrics import arm_metrics
+from pairbench.studies.runtime_revision_ab.report._release import (
+    regression_declared,
+    release,
+    review_gate,
+)
 from pairbench.studies.runtime_revision_ab.report._totals import (
     CONDITIONAL,
     paired_differences,
@@ -262,6 +275,12 @@ def revision_summary(run: RunRecord, data: RevisionData) -> dict[str, Any]:
     n_ctx = endpoint.get("n_ctx") if isinstance(endpoint, dict) else None
     limit = timeout_ms(run)
     cand_campaigns = {c["pair"]: c["campaign"] for c in campaigns if c["arm"] == cand}
+    rule = declared_rule(run.experiment_model)
+    regressed = regressions(tasks, base, cand, by_cell, pairs, rule)
+    gate_rows = [
+        *gates(tasks, labels, base, cand, by_cell, cand_campaigns, data.notes, regressed),
+        review_gate(tasks, labels, data.notes, regressed),
+    ]
     return {
         "evidence_schema": EVIDENCE_SCHEMA,
         "stage": run.stage,
@@ -287,7 +306,11 @@ def revision_summary(run: RunRecord, data: RevisionData) -> dict[str, Any]:
         "conditional_label": CONDITIONAL,
         "paired_differences": paired_differences(tasks, labels, base, cand, by_cell, pairs),
         "trial_timeout_ms": limit,
-        "gates": gates(tasks, labels, base, cand, by_cell, cand_campaigns, data.notes),
-        "audit": audit(tasks, labels, base, cand, by_cell, pairs, data.notes),
+        "regression_rule": regression_declared(
+            rule, is_declared(run.experiment_model), pairs, base, cand
+        ),
+        "gates": gate_rows,
+        "release": release(gate_rows),
+        "audit": audit(tasks, labels, base, cand, by_cell, pairs, data.notes, regressed),
         "model": _model(run),
     }

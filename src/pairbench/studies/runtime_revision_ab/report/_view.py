@@ -202,8 +202,28 @@ def revision(s: Mapping[str, Any]) -> Section | None:
     return Section("Runtime revision: task success and campaign test", blocks)
 
 
+def _declared(r: Mapping[str, Any]) -> str:
+    """The regression rule the gate applied, in words and as written."""
+    d = r["regression_rule"]
+    written = f"{{min_pairs: {d['min_pairs']}, allow_reverse: {str(d['allow_reverse']).lower()}}}"
+    where = (
+        f"agent.settings.regression: {written}"
+        if d["declared"]
+        else f"{written}: the protocol's default; the experiment declares no "
+        "agent.settings.regression"
+    )
+    text = f"Demonstrated regression, as declared: {d['statement']} ({where})."
+    if not d["demonstrable"]:
+        n = len(r["pairs"])
+        text += (
+            f" This run has {n} pair{'' if n == 1 else 's'}: no regression can be demonstrated "
+            "in it; every changed outcome is in the audit list."
+        )
+    return text
+
+
 def gates(s: Mapping[str, Any]) -> Section | None:
-    """Release gates per candidate campaign, regardless of any aggregate."""
+    """The release gate, then each gate per candidate campaign, regardless of any aggregate."""
     r = (s.get("study") or {}).get("data")
     if r is None:
         return None
@@ -216,6 +236,8 @@ def gates(s: Mapping[str, Any]) -> Section | None:
             for c in g["campaigns"]
             if c["failing"]
         )
+        if g.get("blocked"):
+            failing = "review note missing for " + ", ".join(g["blocked"])
         missing = "; ".join(
             f"pair {c['pair']}: " + ", ".join(c["missing"]) for c in g["campaigns"] if c["missing"]
         )
@@ -235,10 +257,9 @@ def gates(s: Mapping[str, Any]) -> Section | None:
         )
     lead = (
         f"Per {r['candidate']} campaign, regardless of aggregates or intervals. A scenario "
-        "without evidence cannot pass a gate (missing). A demonstrated regression: the "
-        f"{r['baseline']} passed the scenario in every pair and the {r['candidate']} failed "
-        "it in this one; a review note (manual_review.json) accounts for it, never changing "
-        "a number."
+        "without evidence cannot pass a gate (missing). A review note (manual_review.json) "
+        "accounts for a demonstrated regression, never changing a number; a required note "
+        "that is missing blocks the release."
     )
     head = [
         "Gate",
@@ -247,7 +268,10 @@ def gates(s: Mapping[str, Any]) -> Section | None:
         "Missing evidence",
         "Reviewed regressions",
     ]
-    return Section("Runtime revision: release gates", [lead, Table(head, rows)])
+    blocks: list[Block] = [lead, Table(head, rows)]
+    if "release" in r:  # a summary written before the release gate has neither block
+        blocks[:0] = [f"Release gate: {r['release']['statement']}.", _declared(r)]
+    return Section("Runtime revision: release gates", blocks)
 
 
 def _trace(t: Mapping[str, Any] | None) -> str:
