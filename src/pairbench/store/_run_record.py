@@ -119,6 +119,11 @@ class RunRecord(_Shape):
     """``screening`` or ``confirmation`` for a campaign experiment's run; None otherwise."""
     plan: dict[str, Any] | None = None
     """The approved plan a confirmation run follows (``PlanRef``: file, sha256, approval)."""
+    ledger: dict[str, Any] | None = None
+    """The run's line in the ledger beside the lock (``LedgerRef``): protocol version,
+    sitting, the approvals of its plan's lineage; None without a lock or before ledgers."""
+    accepted_changes: list[dict[str, Any]] | None = None
+    """Differences from the lock the run accepted (``--accept-change``)."""
 
     def adapter(self, arm: str) -> str:
         """The arm's agent adapter, or ``""`` when run.json does not say."""
