@@ -245,25 +245,34 @@ def open_ledger(path: Path, *, must_exist: bool) -> Iterator[Ledger]:
         os.close(fd)  # releases the flock
 
 
-def check_heads(ledger: Ledger, runs_dir: Path) -> None:
-    """Refuse when a run in ``runs_dir`` names a line of this ledger it no longer has: the
-    ledger was truncated (or its line replaced) after that run started."""
-    if not runs_dir.is_dir():
-        return
+def check_heads(ledger: Ledger, runs_dir: Path | None) -> None:
+    """Refuse when a run names a line of this ledger it no longer has: the ledger was
+    truncated, or a line edited, after that run started. The runs looked at are those in
+    ``runs_dir`` and in every runs folder the ledger's own run lines name, so the last line
+    (which no later line chains) is anchored by its run's folder too."""
     mine = ledger.path.resolve()
-    for info_path in sorted(runs_dir.glob("*/run.json")):
-        try:
-            ref = json.loads(info_path.read_bytes()).get("ledger")
-        except (OSError, ValueError, AttributeError):
-            continue  # damaged run.json: verify and report name it
-        if not isinstance(ref, dict):
-            continue
-        seq, file = ref.get("seq"), ref.get("file")
-        if not isinstance(seq, int) or not isinstance(file, str) or Path(file).resolve() != mine:
-            continue  # another experiment's ledger
-        have = ledger.entries[seq].line() if seq < len(ledger.entries) else None
-        if have is None or line_sha256(have) != ref.get("line_sha256"):
-            raise LedgerError(
-                f"{ledger.path} has no line {seq + 1} as run {info_path.parent.name} appended "
-                f"it ({info_path}): the ledger lost lines after that run started. Fix: {RESTORE}"
-            )
+    folders = {Path(e.runs_dir) for e in ledger.entries if e.kind == "run" and e.runs_dir}
+    if runs_dir is not None:
+        folders.add(runs_dir)
+    for folder in sorted(folders):
+        for info_path in sorted(folder.glob("*/run.json")) if folder.is_dir() else []:
+            _check_head(ledger, mine, info_path)
+
+
+def _check_head(ledger: Ledger, mine: Path, info_path: Path) -> None:
+    try:
+        ref = json.loads(info_path.read_bytes()).get("ledger")
+    except (OSError, ValueError, AttributeError):
+        return  # damaged run.json: verify and report name it
+    if not isinstance(ref, dict):
+        return
+    seq, file = ref.get("seq"), ref.get("file")
+    if not isinstance(seq, int) or not isinstance(file, str) or Path(file).resolve() != mine:
+        return  # another experiment's ledger
+    have = ledger.entries[seq].line() if 0 <= seq < len(ledger.entries) else None
+    if have is None or line_sha256(have) != ref.get("line_sha256"):
+        raise LedgerError(
+            f"{ledger.path} has no line {seq + 1} as run {info_path.parent.name} appended it "
+            f"({info_path}): the ledger lost or changed lines after that run started. "
+            f"Fix: {RESTORE}"
+        )

@@ -67,8 +67,7 @@ def ledger_of(loaded: LoadedExperiment, runs_dir: Path | None = None) -> Iterato
         return
     frozen = read_lock(lock_file)
     with open_ledger(ledger_path(lock_file), must_exist=frozen.ledger is not None) as led:
-        if runs_dir is not None:
-            check_heads(led, runs_dir)
+        check_heads(led, runs_dir)
         if not led.entries:
             led.append(
                 led.entry(
@@ -181,7 +180,7 @@ def run_entry(
         sha256_path(led.path.parent / LOCK_NAME),
         led.protocol_version(gate.lock.version()),
         run_id=run_id,
-        runs_dir=str(runs_dir),
+        runs_dir=str(runs_dir.resolve()),  # where the run's folder anchors its line
         stage=stage,
         case_set=gate.case_set,
         sitting=gate.sitting or None,

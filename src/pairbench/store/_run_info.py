@@ -165,9 +165,7 @@ class RunInfo(Frozen):
     """The approved plan a confirmation run follows; left out for other runs."""
     ledger: LedgerRef | None = Field(default=None, exclude_if=lambda v: v is None)
     """The line the run appended to the ledger beside the lock; left out without a lock."""
-    accepted_changes: list[dict[str, Any]] | None = Field(
-        default=None, exclude_if=lambda v: not v
-    )
+    accepted_changes: list[dict[str, Any]] | None = Field(default=None, exclude_if=lambda v: not v)
     """Each difference from the lock the run was started with (``--accept-change NAME``):
     kind, name, expected and found hashes; every report of the run leads with them."""
 
