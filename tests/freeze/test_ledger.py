@@ -7,12 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from helpers.common import cli_here
 from pairbench.freeze._ledger import LEDGER_NAME, read_ledger
-
-ARMS = ("a", "b")
 
 
 def _experiment(root: Path) -> Path:
