@@ -273,6 +273,8 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted]) ->
         title += " (SIMULATED)"
     if run.get("stage") == "screening":
         title += f" — {ops.SCREENING_STAGE}"
+    if changed is not None:
+        title += " (CHANGED SINCE FREEZE)"
     if s["empty"]:
         return View(title, meta, run["simulated"], True, [])
     sections_ = all_sections(s)
