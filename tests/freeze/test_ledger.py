@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 from helpers.common import cli_here
-from pairbench.freeze._ledger import LEDGER_NAME, read_ledger
+from pairbench.freeze._hashing import LEDGER_NAME
+from pairbench.freeze._ledger import read_ledger
 
 
 def _experiment(root: Path) -> Path:
