@@ -77,7 +77,13 @@ def check_gate(
     lock = _with_frozen_servers(loaded, build_lock(loaded))
     mismatches = verify_experiment(loaded)
     strict = chosen == HELD_OUT or confirmation
-    what = "a held-out run" if chosen == HELD_OUT else "a confirmation run"
+    what = (
+        "a held-out run"
+        if chosen == HELD_OUT
+        else "a confirmation run"
+        if confirmation
+        else "the run"
+    )
     if any(m.kind == "no-lock" for m in mismatches):
         if strict:
             raise RunRefused(
@@ -92,7 +98,7 @@ def check_gate(
     if unaccepted:
         listed = "\n  ".join(f"{m} (--accept-change {change_name(m)})" for m in unaccepted)
         raise RunRefused(
-            f"refusing the run: the experiment does not match its lock\n  {listed}\n"
+            f"refusing {what}: the experiment does not match its lock\n  {listed}\n"
             "Restore the frozen files, re-freeze (a new pre-registration), or pass "
             "--accept-change NAME for each (recorded in run.json; every report of the run "
             "leads with it)."
