@@ -97,6 +97,7 @@ def test_a_plan_builds_only_on_a_complete_screening_of_the_same_protocol(tmp_pat
 @pytest.mark.whole_run
 def test_screening_plan_approve_and_run_plan_through_the_cli(tmp_path: Path) -> None:
     campaign_experiment(tmp_path)
+    assert cli_here("freeze", "experiment.yaml", "--no-servers", cwd=tmp_path).returncode == 0
     screened = cli_here("run", "experiment.yaml", "--stage", "screening", cwd=tmp_path)
     assert screened.returncode == 0, screened.stderr
     assert "2 campaigns, one attempt at a time, in this order:" in screened.stderr
@@ -112,7 +113,8 @@ def test_screening_plan_approve_and_run_plan_through_the_cli(tmp_path: Path) -> 
     assert refused.stderr.startswith("error: plan.json is not approved")
     assert len(list((tmp_path / "runs").iterdir())) == 1  # nothing new
 
-    assert cli_here("approve", "plan.json", "--by", "Ada", cwd=tmp_path).returncode == 0
+    approve = ("approve", "plan.json", "--by", "Ada", "--experiment", "experiment.yaml")
+    assert cli_here(*approve, cwd=tmp_path).returncode == 0
     ran = cli_here("run", "experiment.yaml", "--plan", "plan.json", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     [confirmation] = [d for d in (tmp_path / "runs").iterdir() if d != screening]

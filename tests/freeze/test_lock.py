@@ -117,7 +117,7 @@ def test_a_changed_grader_fails_verify_and_held_out_refuses(experiment: Path) ->
 
 def test_held_out_runs_once_per_lock_and_never_by_default(experiment: Path) -> None:
     runs = experiment.parent / "runs"
-    with pytest.raises(RunRefused, match=r"no-lock: experiment\.lock\.json"):
+    with pytest.raises(RunRefused, match=r"has no experiment\.lock\.json; freeze it first"):
         start_run(experiment, runs, case_set="held-out")
     write_lock(load_experiment(experiment))
     calibration = start_run(experiment, runs, run_seed=1)

@@ -27,7 +27,12 @@ def study_copy(tmp_path: Path) -> Path:
 
 
 def edit_experiment(path: Path, **changes: Any) -> Path:
-    """Rewrite top-level keys of an experiment file (keeping the files it names)."""
+    """Rewrite top-level keys of an experiment file (keeping the files it names).
+
+    The copy's lock, hash list and ledger are removed: a rewritten experiment is not the
+    frozen protocol, and a run under a lock it no longer matches is refused."""
+    for frozen in ("experiment.lock.json", "protocol_hash.txt", "experiment.ledger.jsonl"):
+        (path.parent / frozen).unlink(missing_ok=True)
     yaml = YAML(typ="safe")
     data = yaml.load(path.read_text(encoding="utf-8"))
     data.update(changes)

@@ -37,4 +37,6 @@ def test_a_confirmation_report_tests_the_declared_comparison(tmp_path: Path) -> 
     assert summary["run"]["stage"] == "confirmation"
     assert summary["pairs"][0]["mcnemar_exact_p"] is not None
     report = paths.markdown.read_text(encoding="utf-8")
-    assert "**Stage:** confirmation" in report and "screening" not in report
+    assert "**Stage:** confirmation" in report and "screening (no p value)" not in report
+    # The plan line names the screening it came from, and who approved it.
+    assert "approved by Ada at 2026-01-02T00:00:00Z, from screening run camp-" in report

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from pairbench.cli._app import app, err, out, user_errors
 from pairbench.freeze import check_run_integrity, verify_experiment, write_lock
+from pairbench.freeze._hashing import LEDGER_NAME
 from pairbench.spec import load_experiment
 
 
@@ -22,6 +23,12 @@ def freeze(
         "--servers/--no-servers",
         help="Start each arm's MCP servers once and lock their identity (default), or not.",
     ),
+    new_version: str | None = typer.Option(
+        None,
+        "--new-version",
+        help="The protocol's new version (e.g. 1.0.1): needed to re-freeze after a held-out "
+        "sitting; recorded in the lock and its ledger and shown with every later result.",
+    ),
 ) -> None:
     """Write experiment.lock.json and protocol_hash.txt beside the experiment.
 
@@ -29,16 +36,22 @@ def freeze(
     and of its graders' and fixtures' code, pairbench's version and source hash, and each
     MCP server's identity (serverInfo, protocol version, tool-list hash, package), found by
     starting it once. Paths are relative and nothing machine-specific goes in, so two
-    checkouts freeze alike.
+    checkouts freeze alike. The freeze is appended to experiment.ledger.jsonl beside the
+    lock (commit it with the lock): after a held-out sitting, a changed lock needs
+    --new-version.
 
     Example:
 
-        pairbench freeze experiment.yaml && git add experiment.lock.json protocol_hash.txt
+        pairbench freeze experiment.yaml && git add experiment.lock.json protocol_hash.txt \
+            experiment.ledger.jsonl
+        pairbench freeze experiment.yaml --new-version 1.0.1
     """
     from pairbench.fixtures._procs import FixtureError
 
     try:
-        lock_file, hash_list, lock = write_lock(load_experiment(file), servers=servers)
+        lock_file, hash_list, lock = write_lock(
+            load_experiment(file), servers=servers, new_version=new_version
+        )
     except FixtureError as exc:
         err.print(
             f"{file}: cannot identify an MCP server to lock: {exc}\n"
@@ -50,10 +63,10 @@ def freeze(
         )
         raise typer.Exit(1) from None
     out.print(
-        f"Froze {lock.experiment['id']} {lock.experiment['version']}: "
+        f"Froze {lock.experiment['id']} (protocol version {lock.version()}): "
         f"{len(lock.files)} files, {len(lock.code)} code packages, {len(lock.servers)} servers"
     )
-    out.print(f"  {lock_file}\n  {hash_list}")
+    out.print(f"  {lock_file}\n  {hash_list}\n  {lock_file.parent / LEDGER_NAME}")
 
 
 @app.command()

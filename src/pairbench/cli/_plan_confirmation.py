@@ -75,7 +75,9 @@ def confirmation(
     if write is not None:
         to = err if as_json else out  # --json keeps stdout one JSON document
         to.print(f"Wrote {write} (plan sha256 {sha}).")
-        to.print(f"Review it, then approve it: pairbench approve {write} --by NAME")
+        to.print(
+            f"Review it, then approve it: pairbench approve {write} --by NAME --experiment {file}"
+        )
 
 
 def _print(proposal: Proposal) -> None:

@@ -93,7 +93,15 @@ def run(
         False, help="Run a held-out set although pairbench changed since the freeze (recorded)."
     ),
     new_sitting: bool = typer.Option(
-        False, help="Run a held-out set again under the same lock, as a new sitting."
+        False,
+        help="Run a held-out set again under the same protocol version, as a new sitting "
+        "(recorded in the ledger beside the lock; every report of the run names it).",
+    ),
+    accept_change: list[str] = typer.Option(
+        [],
+        "--accept-change",
+        help="Run although NAME (a file's path, experiment, a grader's or fixture's name, "
+        "study) changed since the freeze; repeat for each. Recorded; the report leads with it.",
     ),
     executor: str = typer.Option(
         "local", help="local (asyncio, this process) or ray (each attempt a Ray task)."
@@ -140,6 +148,7 @@ def run(
         pairbench run experiment.yaml --model-server local
         pairbench run experiment.yaml --stage screening
         pairbench run experiment.yaml --plan plan.json
+        pairbench run experiment.yaml --accept-change prompts/a.md
     """
     # One writer from start to exit: the run's lock is still held while its report is written.
     with hold_writer_locks(), serving(file, model_server, concurrency) as (served, workers):
@@ -153,6 +162,7 @@ def run(
                 case_set=case_set,
                 accept_harness_change=accept_harness_change,
                 new_sitting=new_sitting,
+                accept_changes=accept_change,
                 executor=executor,
                 ray_address=address,
                 model_server=served,

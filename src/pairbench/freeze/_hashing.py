@@ -11,9 +11,10 @@ from typing import Any
 
 LOCK_NAME = "experiment.lock.json"
 HASH_LIST_NAME = "protocol_hash.txt"
-# Locks shipped inside the package must not feed the package's own hash, or every lock
-# would invalidate itself the moment it is written.
-_EXCLUDED_NAMES = frozenset({LOCK_NAME, HASH_LIST_NAME})
+LEDGER_NAME = "experiment.ledger.jsonl"
+# Locks (and their ledgers) shipped inside the package must not feed the package's own
+# hash, or every lock would invalidate itself the moment it is written or used.
+_EXCLUDED_NAMES = frozenset({LOCK_NAME, HASH_LIST_NAME, LEDGER_NAME})
 _EXCLUDED_DIRS = frozenset({"__pycache__"})
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]

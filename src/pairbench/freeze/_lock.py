@@ -70,6 +70,18 @@ class Lock(Frozen):
     servers: list[LockedServer] = Field(default_factory=list, exclude_if=lambda v: not v)
     """Each arm's MCP servers as ``freeze`` identified them (``verify`` checks a run's
     servers against these); absent from a lock of an experiment without servers."""
+    protocol_version: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The protocol's version: the experiment's ``version`` until ``freeze --new-version``
+    sets another (needed to re-freeze after a held-out sitting); absent from a lock frozen
+    before ledgers (then the experiment's ``version``)."""
+    ledger: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The ledger's file name beside the lock (``experiment.ledger.jsonl``): a lock that names
+    one and has none beside it is refused (the ledger was deleted). Absent from a lock frozen
+    before ledgers, which gets one at first use."""
+
+    def version(self) -> str:
+        """The protocol version: ``protocol_version``, else the experiment's ``version``."""
+        return self.protocol_version or self.experiment.get("version", "")
 
     def to_bytes(self) -> bytes:
         """The lock's canonical file bytes (sorted keys, 2-space indent, final newline)."""
@@ -191,17 +203,28 @@ def read_lock(path: Path) -> Lock:
     raise SpecError([str(Problem(str(path), None, "", f"not a pairbench lock ({reason})", fix))])
 
 
-def write_lock(loaded: LoadedExperiment, *, servers: bool = True) -> tuple[Path, Path, Lock]:
-    """Write ``experiment.lock.json`` and ``protocol_hash.txt`` beside the experiment.
+def write_lock(
+    loaded: LoadedExperiment, *, servers: bool = True, new_version: str | None = None
+) -> tuple[Path, Path, Lock]:
+    """Write ``experiment.lock.json`` and ``protocol_hash.txt`` beside the experiment, and
+    append the freeze to the ledger beside them (``_ledger``).
 
     ``servers``: start and identify the experiment's MCP servers into the lock (see
-    ``_servers``); ``build_lock`` alone never does.
+    ``_servers``); ``build_lock`` alone never does. ``new_version``: the protocol's new
+    version (``freeze --new-version``), required to change a lock after a held-out sitting
+    under its version; a version the ledger already holds is refused.
+
+    Raises:
+        LedgerError: the ledger does not chain, is missing under a lock that names it
+            (without ``new_version``), or a sitting forbids the re-freeze.
     """
+    from pairbench.freeze._refreeze import freeze_into_ledger
+
     lock = build_lock(loaded)
     if servers:
         lock = lock.model_copy(update={"servers": identify_servers(loaded).servers})
     target = lock_path(loaded)
-    write_atomic(target, lock.to_bytes())
+    lock = freeze_into_ledger(loaded, target, lock, new_version)
     hash_list = loaded.root / HASH_LIST_NAME
     write_atomic(hash_list, lock.hash_list().encode())
     return target, hash_list, lock

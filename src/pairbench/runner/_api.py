@@ -8,7 +8,7 @@ import functools
 import hashlib
 import platform
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from pairbench.runner._progress import RunProgress
 from pairbench.runner._protected import check_protected
 from pairbench.runner._ray import attempt_runner, check_executor
 from pairbench.runner._recover import recover_state
+from pairbench.runner._register import ledger_of, register_run
 from pairbench.runner._revisions import prepare_revisions, release_revisions
 from pairbench.runner._run import Executor, RunState, run_with_signals
 from pairbench.runner._stages import StagedRun, stage_run
@@ -154,6 +155,7 @@ def _run_info(
         lock_sha256=hashlib.sha256(gate.lock.to_bytes()).hexdigest(),
         lock_verified=gate.lock_verified,
         accepted_harness_change=gate.accepted_harness_change,
+        accepted_changes=gate.accepted_changes or None,
         model_server=dict(model_server) if model_server is not None else None,
         stage=staged.stage if staged is not None else None,
         plan=staged.plan if staged is not None else None,
@@ -243,6 +245,7 @@ def start_run(
     case_set: str | None = None,
     accept_harness_change: bool = False,
     new_sitting: bool = False,
+    accept_changes: Sequence[str] = (),
     executor: str = "local",
     ray_address: str | None = None,
     model_server: Mapping[str, Any] | None = None,
@@ -252,8 +255,11 @@ def start_run(
 ) -> RunOutcome:
     """Run an experiment in a new run directory (a new run ID every time).
 
-    ``case_set="held-out"`` runs only under a lock that verifies, once per lock unless
-    ``new_sitting``; a changed pairbench is refused unless ``accept_harness_change``.
+    ``case_set="held-out"`` runs only under a lock that verifies, once per protocol version
+    across every runs folder (the ledger beside the lock counts it) unless ``new_sitting``;
+    a changed pairbench is refused unless ``accept_harness_change``. Under a lock, every run
+    refuses a file changed since freeze unless ``accept_changes`` names it (``runner._gate``),
+    and is registered in the ledger (``runner._register``).
     ``executor="ray"`` runs attempts as Ray tasks (on a new local Ray, or the cluster at
     ``ray_address``: ``auto``, ``ray://host:10001``); see docs/ray.md.
     ``model_server`` is the identity of the local model server the run uses
@@ -288,10 +294,10 @@ def start_run(
     RunDir.clear_abandoned(runs_dir)
     gate = check_gate(
         loaded,
-        runs_dir,
         case_set,
         accept_harness_change=accept_harness_change,
-        new_sitting=new_sitting,
+        accept_changes=accept_changes,
+        confirmation=staged.plan is not None,
     )
     run_id = new_run_id(loaded.experiment.id)
     if staged.run_seed is not None:
@@ -312,18 +318,15 @@ def start_run(
         )
     require_preflight(loaded.experiment.proxy)  # refused before the run folder is made
     lock_bytes = gate.lock.to_bytes()
-    run_info = _run_info(
-        loaded,
-        run_id,
-        schedule,
-        workers,
-        gate,
-        ExecutorRef(name=executor, address=ray_address),
-        model_server,
-        staged,
-        protected,
-        study_prior_spend(loaded, runs_dir, gate.case_set),  # it may refuse: nothing made yet
-    )
+    build = functools.partial(_run_info, loaded, run_id, schedule, workers)
+    # The study's prior spend may refuse the run: asked before the ledger's line is added.
+    prior = study_prior_spend(loaded, runs_dir, gate.case_set)
+    rest = (ExecutorRef(name=executor, address=ray_address), model_server, staged, protected, prior)
+    with ledger_of(loaded, runs_dir) as led:  # its flock: from the checks to the append
+        run_info = register_run(
+            led, loaded, gate, run_id=run_id, runs_dir=runs_dir, stage=staged.stage,
+            plan=staged.plan, new_sitting=new_sitting, build=lambda g: build(g, *rest),
+        )  # fmt: skip
     # The planned order is on disk before the first attempt starts: the folder appears under
     # its name only with its plan and lock in it, and with this process as its writer.
     files = {"lock.json": lock_bytes, "run.json": run_info.encode()}

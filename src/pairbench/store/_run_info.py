@@ -86,6 +86,31 @@ class PriorSpend(Frozen):
     run's reservations start raised to it (``runner._ceiling``)."""
 
 
+class LedgerRef(Frozen):
+    """What a run's ``run.json`` records of the ledger: the line it appended, and what the
+    ledger said of the run (its sitting, the approvals of its plan's lineage)."""
+
+    file: str
+    """The ledger's absolute path (beside the experiment file): ``check_heads`` finds the
+    runs of one ledger by it."""
+    seq: int
+    """The run's line in the ledger."""
+    line_sha256: str
+    """SHA-256 of that line: a ledger that lost or changed it is refused."""
+    first_line_sha256: str
+    """SHA-256 of the ledger's first line: which ledger this is."""
+    protocol_version: str
+    """The protocol's version the run ran under."""
+    sitting: int | None = None
+    """Which sitting of the held-out set (held-out runs)."""
+    new_sitting: bool = False
+    """Whether the sitting was asked for with ``--new-sitting``."""
+    approvals: list[dict[str, Any]] = Field(default_factory=list)
+    """For a confirmation: every approval of a plan from the same screening run, in ledger
+    order (``seq``, ``plan_sha256``, ``plan_file``, ``by``, ``approved_at``); the plan run
+    is the one whose ``plan_sha256`` matches."""
+
+
 class RunInfo(Frozen):
     """Everything ``run.json`` holds (see the module docstring)."""
 
@@ -154,6 +179,11 @@ class RunInfo(Frozen):
     prior_spend: PriorSpend | None = Field(default=None, exclude_if=lambda v: v is None)
     """Spend before this run that its study counted against the ceiling (``Study.before_run``);
     resume counts it again. Left out when the study counted none."""
+    ledger: LedgerRef | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The line the run appended to the ledger beside the lock; left out without a lock."""
+    accepted_changes: list[dict[str, Any]] | None = Field(default=None, exclude_if=lambda v: not v)
+    """Each difference from the lock the run was started with (``--accept-change NAME``):
+    kind, name, expected and found hashes; every report of the run leads with them."""
 
     def encode(self) -> bytes:
         """run.json's bytes: sorted keys, two-space indent, one trailing newline."""

@@ -129,6 +129,11 @@ class RunRecord(_Shape):
     """The approved plan a confirmation run follows (``PlanRef``: file, sha256, approval)."""
     prior_spend: RunPriorSpend | None = None
     """Spend before the run its study counted against the ceiling (``Study.before_run``)."""
+    ledger: dict[str, Any] | None = None
+    """The run's line in the ledger beside the lock (``LedgerRef``): protocol version,
+    sitting, the approvals of its plan's lineage; None without a lock or before ledgers."""
+    accepted_changes: list[dict[str, Any]] | None = None
+    """Differences from the lock the run accepted (``--accept-change``)."""
 
     def adapter(self, arm: str) -> str:
         """The arm's agent adapter, or ``""`` when run.json does not say."""

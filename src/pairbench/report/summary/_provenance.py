@@ -21,6 +21,41 @@ def run_provenance(run: RunRecord) -> dict[str, Any]:
         "lock_verified": run.lock_verified,
         "accepted_harness_change": run.accepted_harness_change,
         "model_server": _model_server(run.model_server),
+        **_ledger(run),
+    }
+
+
+def _ledger(run: RunRecord) -> dict[str, Any]:
+    """What the ledger beside the lock said of the run: the protocol version, whether its
+    sitting was asked for (``--new-sitting``), the changes it accepted, and for a
+    confirmation the plan, its approver, its screening and every approval of its lineage."""
+    ledger = run.ledger or {}
+    plan = run.plan
+    plan_out = None
+    if plan:
+        approval = plan.get("approval") or {}
+        plan_out = {
+            "file": plan.get("file"),
+            "sha256": plan.get("sha256"),
+            "approved_by": approval.get("by"),
+            "approved_at": approval.get("at"),
+            "screening_run": plan.get("screening_run"),
+            "approvals": list(ledger.get("approvals") or []),
+        }
+    return {
+        "protocol_version": ledger.get("protocol_version"),
+        "ledger": (
+            {
+                "file": ledger.get("file"),
+                "seq": ledger.get("seq"),
+                "line_sha256": ledger.get("line_sha256"),
+                "new_sitting": bool(ledger.get("new_sitting")),
+            }
+            if ledger
+            else None
+        ),
+        "plan": plan_out,
+        "accepted_changes": list(run.accepted_changes or []) or None,
     }
 
 

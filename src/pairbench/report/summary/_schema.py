@@ -133,6 +133,19 @@ class SummaryRun(Record):
     accepted_harness_change: dict[str, JsonValue] | None
     """`null`, or {`expected`, `found`} when the run was started with
     `--accept-harness-change`."""
+    protocol_version: str | None
+    """The protocol's version the run ran under, from the ledger beside the lock (`pairbench
+    freeze --new-version` sets a new one); `null` without a lock."""
+    ledger: dict[str, JsonValue] | None
+    """The run's line in the ledger: `file`, `seq`, `line_sha256`, and `new_sitting` (the
+    sitting was started with `--new-sitting`); `null` without a lock."""
+    plan: dict[str, JsonValue] | None
+    """A confirmation's plan: `file`, `sha256`, `approved_by`, `approved_at`,
+    `screening_run`, and `approvals` (every approval in the ledger of a plan from the same
+    screening: `seq`, `plan_sha256`, `plan_file`, `by`, `approved_at`); `null` otherwise."""
+    accepted_changes: list[dict[str, JsonValue]] | None
+    """Differences from the lock the run was started with (`--accept-change`): `kind`,
+    `name`, `expected`, `found`; `null` when none."""
     model_server: dict[str, JsonValue] | None
     """`null`, or the local model server the run used (`--model-server local`): `model`,
     `model_package`, `model_sha256`, `llama_cpp` (the sdist), `llama_cpp_sha256`,

@@ -264,12 +264,19 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted]) ->
     ]
     if exp.get("description"):
         meta.insert(1, ("Description", str(exp["description"])))
+    if run.get("protocol_version"):
+        meta[0] = (meta[0][0], f"{meta[0][1]}, protocol version {run['protocol_version']}")
     meta += ops.provenance_meta(run)
+    changed = ops.accepted_changes_row(run)
+    if changed is not None:
+        meta.insert(0, changed)  # the report leads with it
     title = f"pairbench report: {exp.get('id')} {exp.get('version')}"
     if run["simulated"]:
         title += " (SIMULATED)"
     if run.get("stage") == "screening":
         title += f" — {ops.SCREENING_STAGE}"
+    if changed is not None:
+        title += " (CHANGED SINCE FREEZE)"
     if s["empty"]:
         return View(title, meta, run["simulated"], True, [])
     sections_ = all_sections(s)

@@ -218,7 +218,11 @@ def provenance_meta(run: Mapping[str, Any]) -> list[tuple[str, str]]:
         rows.append(("Stage", str(run["stage"])))
     if run.get("case_set"):
         sitting = f" (sitting {run['sitting']})" if run.get("sitting") else ""
+        ledger = run.get("ledger") or {}
+        if run.get("sitting") and ledger.get("new_sitting"):
+            sitting = f" (sitting {run['sitting']}, a new sitting asked for with --new-sitting)"
         rows.append(("Case set", f"{run['case_set']}{sitting}"))
+    rows += plan_rows(run)
     if run.get("lock_sha256"):
         state = (
             "verified against experiment.lock.json"
@@ -249,6 +253,45 @@ def provenance_meta(run: Mapping[str, Any]) -> list[tuple[str, str]]:
                 f"ran {change.get('found')} (--accept-harness-change)",
             )
         )
+    return rows
+
+
+def accepted_changes_row(run: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The header's first row when the run accepted changes since freeze (``--accept-change``)."""
+    changes = run.get("accepted_changes") or []
+    if not changes:
+        return None
+    listed = "; ".join(
+        f"{c.get('name')} ({c.get('kind')}: frozen {c.get('expected') or '-'}, ran "
+        f"{c.get('found') or '-'})"
+        for c in changes
+    )
+    return ("CHANGED SINCE FREEZE", f"{listed} (--accept-change): not the pre-registered protocol")
+
+
+def plan_rows(run: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A confirmation's plan, its approval, its screening, and every approval of plans from
+    the same screening (a re-made approval is shown beside the first)."""
+    plan = run.get("plan")
+    if not plan:
+        return []
+    rows = [
+        (
+            "Plan",
+            f"{plan.get('file')} (sha256 {str(plan.get('sha256'))[:16]}…), approved by "
+            f"{plan.get('approved_by')} at {plan.get('approved_at')}, from screening run "
+            f"{plan.get('screening_run')}",
+        )
+    ]
+    approvals = plan.get("approvals") or []
+    if len(approvals) > 1:
+        listed = "; ".join(
+            f"{a.get('plan_file')} (sha256 {str(a.get('plan_sha256'))[:16]}…) by {a.get('by')} "
+            f"at {a.get('approved_at')}"
+            + (" — this run's" if a.get("plan_sha256") == plan.get("sha256") else "")
+            for a in approvals
+        )
+        rows.append((f"Approvals from this screening ({len(approvals)})", listed))
     return rows
 
 

@@ -54,8 +54,14 @@ def demo_folder(study: Study, runs_dir: Path, local: bool) -> Path:
         data["budget"]["trial_timeout_s"] = 600
         with path.open("w", encoding="utf-8") as handle:
             yaml.dump(data, handle)
-        for stale in ("experiment.lock.json", "protocol_hash.txt"):
+        for stale in ("experiment.lock.json", "protocol_hash.txt", "experiment.ledger.jsonl"):
             (folder / stale).unlink(missing_ok=True)
+    # Frozen once, as a protocol would be: the confirmation's approval is recorded in the
+    # ledger beside this lock and spent by its run.
+    from pairbench.freeze import write_lock
+    from pairbench.spec import load_experiment
+
+    write_lock(load_experiment(folder / "experiment.yaml"), servers=False)
     return folder / "experiment.yaml"
 
 
@@ -103,8 +109,9 @@ def demo(request: DemoRequest) -> None:
 
 def campaign_demo(study: Study, runs_dir: Path, run_seed: int | None, local: bool) -> None:
     """Screening, then (offline) an auto-approved confirmation plan and its run."""
+    from pairbench.runner._approve import approve_plan
     from pairbench.runner._screening import plan_confirmation
-    from pairbench.schedule._approval import approve, write_plan
+    from pairbench.schedule._approval import write_plan
     from pairbench.spec import load_experiment
 
     experiment = demo_folder(study, runs_dir, local)
@@ -132,6 +139,6 @@ def campaign_demo(study: Study, runs_dir: Path, run_seed: int | None, local: boo
         )
         plan = experiment.parent / f"plan-{screening.run_id}.json"
         write_plan(plan, proposal.plan)
-        approve(plan, APPROVER)
+        approve_plan(experiment, plan, APPROVER)
         out.print(f"Confirmation plan {plan}: {CONFIRMATION_PAIRS} pairs, approved as a demo")
         finish(start_run(experiment, runs_dir, plan=plan, progress=progress, model_server=served))
