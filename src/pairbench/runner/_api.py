@@ -19,7 +19,7 @@ from pairbench._errors import PairbenchError, RunDirError, RunRefused
 from pairbench._process import supervised
 from pairbench._version import __version__
 from pairbench.freeze._identity import run_identities
-from pairbench.runner._campaigns import replace_incomplete, write_campaigns
+from pairbench.runner._campaigns import CAMPAIGNS_FILE, replace_incomplete, write_campaigns
 from pairbench.runner._changes import check_resumable
 from pairbench.runner._context import (
     RunContext,
@@ -49,6 +49,7 @@ from pairbench.spec._load import LoadedExperiment, load_experiment
 from pairbench.spec._secrets import require_secrets
 from pairbench.store._events import RunEnded, RunResumed, RunStarted
 from pairbench.store._load_run import check_run, read_run_info
+from pairbench.store._recorded import record_files
 from pairbench.store._records import TrialResult
 from pairbench.store._run_dir import RunDir, new_run_id
 from pairbench.store._run_info import ExecutorRef, ExperimentRef, Policies, RunInfo, TaskRef
@@ -196,6 +197,7 @@ def _execute(
             ) from exc
     _mark_ended(run_dir, status)
     write_campaigns(run_dir, schedule)
+    record_files(run_dir, [run_dir.path / CAMPAIGNS_FILE], by="campaigns")  # when there is one
     return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status)
 
 

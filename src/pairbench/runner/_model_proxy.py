@@ -28,9 +28,10 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from pairbench._errors import RunRefused
+from pairbench._errors import RunDirError, RunRefused
 from pairbench.schedule._plan import TrialKey
 from pairbench.spec._proxy import ModelProxy
+from pairbench.store._recorded import record_files
 from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
 from pairbench.store._transcript import Transcript
@@ -77,8 +78,18 @@ def proxy_for_run(spec: ModelProxy | None, run_dir: RunDir) -> Iterator[Recordin
 
     log = run_dir.path / "proxy" / "exchanges.jsonl"
     log.parent.mkdir(parents=True, exist_ok=True)
-    with SlotLease(spec.upstream, cache_root() / "leases"), RecordingProxy(spec.upstream, log) as p:
-        yield p
+    try:
+        with (
+            SlotLease(spec.upstream, cache_root() / "leases"),
+            RecordingProxy(spec.upstream, log) as p,
+        ):
+            yield p
+    finally:
+        # The logs are complete once the proxy is closed: their hashes go in the journal, so
+        # an edited exchange or interference line fails verify (a disk that refuses this is
+        # named by verify as an unrecorded file, and by the error already on its way).
+        with contextlib.suppress(OSError, RunDirError):
+            record_files(run_dir, [log.parent], by="proxy")
 
 
 def attempt_label(key: TrialKey, attempt: int) -> str:
