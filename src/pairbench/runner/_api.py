@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pairbench import _registry
 from pairbench._clock import now_iso
@@ -19,6 +19,7 @@ from pairbench._errors import PairbenchError, RunDirError, RunRefused
 from pairbench._process import supervised
 from pairbench._version import __version__
 from pairbench.freeze._identity import run_identities
+from pairbench.runner._bench_guard import BenchGuard
 from pairbench.runner._campaigns import CAMPAIGNS_FILE, replace_incomplete, write_campaigns
 from pairbench.runner._changes import check_resumable
 from pairbench.runner._context import (
@@ -31,6 +32,7 @@ from pairbench.runner._context import (
 from pairbench.runner._gate import Gate, check_gate
 from pairbench.runner._model_proxy import (
     endpoint_identity,
+    endpoint_lease,
     interference_counts,
     proxy_for_run,
     require_preflight,
@@ -54,6 +56,9 @@ from pairbench.store._records import TrialResult
 from pairbench.store._run_dir import RunDir, new_run_id
 from pairbench.store._run_info import ExecutorRef, ExperimentRef, Policies, RunInfo, TaskRef
 from pairbench.store._run_record import RunExecutor
+
+if TYPE_CHECKING:
+    from pairbench.proxy import SlotLease
 
 
 @dataclass(frozen=True)
@@ -168,13 +173,14 @@ def _execute(
     state: RunState,
     concurrency: int,
     progress: bool,
+    lease: SlotLease | None = None,
 ) -> RunOutcome:
     rc = RunContext(loaded=loaded, run_dir=run_dir, run_id=run_id, canaries=[canary_for(run_id)])
     total = schedule.attempts
     with (
         supervised(),  # no process of the run outlives it, even if this process is killed
         revisions_ready(loaded, run_dir, rc),
-        proxy_for_run(loaded.experiment.proxy, run_dir) as proxy,
+        proxy_for_run(loaded.experiment.proxy, run_dir, lease) as proxy,
         attempt_runner(loaded, chosen.name, chosen.address) as runner,
         RunProgress(total, enabled=progress) as bar,
     ):
@@ -211,6 +217,9 @@ def revisions_ready(loaded: LoadedExperiment, run_dir: RunDir, rc: RunContext) -
         _mark_stopped(run_dir, f"stopped: preparing a revision arm failed: {exc}")
         raise
     try:
+        # Hashed now, re-hashed around every attempt: the benchmark the run started with.
+        trees = {a: (r.tree, r.harness_files) for a, r in rc.revisions.items()}
+        rc.guard = BenchGuard.for_run(loaded, trees)
         yield
     finally:
         release_revisions(rc.revisions)
@@ -308,7 +317,33 @@ def start_run(
             f"--concurrency {workers}: a run with a 'proxy' runs one attempt at a time (each "
             "attempt's model requests are those made while it holds the proxy); drop --concurrency"
         )
-    require_preflight(loaded.experiment.proxy)  # refused before the run folder is made
+    # The server's lease, then its preflight, before the run folder is made: a run refused
+    # by either leaves nothing behind.
+    with endpoint_lease(loaded.experiment.proxy) as lease:
+        require_preflight(loaded.experiment.proxy)
+        return _start(
+            loaded, runs_dir, run_id, schedule, gate, workers, executor, ray_address,
+            model_server, staged, protected, announce, progress, lease,
+        )  # fmt: skip
+
+
+def _start(
+    loaded: LoadedExperiment,
+    runs_dir: Path,
+    run_id: str,
+    schedule: Schedule,
+    gate: Gate,
+    workers: int,
+    executor: str,
+    ray_address: str | None,
+    model_server: Mapping[str, Any] | None,
+    staged: StagedRun,
+    protected: Mapping[str, str] | None,
+    announce: Callable[[Schedule], None] | None,
+    progress: bool,
+    lease: SlotLease | None,
+) -> RunOutcome:
+    """run.json and the run folder, then the run (under the lease ``start_run`` holds)."""
     lock_bytes = gate.lock.to_bytes()
     run_info = _run_info(
         loaded,
@@ -337,8 +372,9 @@ def start_run(
         if announce is not None:
             announce(schedule)
         return _execute(
-            loaded, run_dir, run_id, schedule, run_info.executor, RunState(), workers, progress
-        )
+            loaded, run_dir, run_id, schedule, run_info.executor, RunState(), workers, progress,
+            lease,
+        )  # fmt: skip
 
 
 def resume_run(
