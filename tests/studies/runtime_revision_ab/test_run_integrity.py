@@ -42,7 +42,7 @@ def _own_scenario(tmp_path: Path, double: str, change: tuple[str, str, str]) -> 
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
     repo = tmp_path / "runtime"
-    commits = _runtime_repo(repo, PYTHON["files"], PYTHON["names"], change)
+    commits = _runtime_repo(repo, FILES, ("tinyrt.py",), change)
     exp = _experiment(tmp_path / "exp", repo, commits, double, PYTHON, events=False,
                       task_ids=("sc-1",), own=", scenarios: scenarios")  # fmt: skip
     text = exp.read_text(encoding="utf-8")
