@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import hashlib
 import platform
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pairbench import _registry
 from pairbench._clock import now_iso
-from pairbench._errors import PairbenchError, RunDirError, RunRefused
+from pairbench._errors import RunDirError, RunRefused
 from pairbench._process import supervised
 from pairbench._version import __version__
 from pairbench.freeze._identity import run_identities
-from pairbench.runner._bench_guard import BenchGuard
+from pairbench.runner._bench_guard import frozen_benchmark
 from pairbench.runner._campaigns import CAMPAIGNS_FILE, replace_incomplete, write_campaigns
 from pairbench.runner._changes import check_resumable
 from pairbench.runner._context import (
@@ -42,14 +41,14 @@ from pairbench.runner._progress import RunProgress
 from pairbench.runner._protected import check_protected
 from pairbench.runner._ray import attempt_runner, check_executor
 from pairbench.runner._recover import recover_state
-from pairbench.runner._revisions import prepare_revisions, release_revisions
 from pairbench.runner._run import Executor, RunState, run_with_signals
 from pairbench.runner._stages import StagedRun, stage_run
+from pairbench.runner._status import mark_ended, mark_stopped
 from pairbench.schedule._plan import Schedule, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
 from pairbench.spec._load import LoadedExperiment, load_experiment
 from pairbench.spec._secrets import require_secrets
-from pairbench.store._events import RunEnded, RunResumed, RunStarted
+from pairbench.store._events import RunResumed, RunStarted
 from pairbench.store._load_run import check_run, read_run_info
 from pairbench.store._recorded import record_files
 from pairbench.store._records import TrialResult
@@ -179,7 +178,7 @@ def _execute(
     total = schedule.attempts
     with (
         supervised(),  # no process of the run outlives it, even if this process is killed
-        revisions_ready(loaded, run_dir, rc),
+        frozen_benchmark(loaded, run_dir, rc),
         proxy_for_run(loaded.experiment.proxy, run_dir, lease) as proxy,
         attempt_runner(loaded, chosen.name, chosen.address) as runner,
         RunProgress(total, enabled=progress) as bar,
@@ -195,49 +194,16 @@ def _execute(
         except OSError as exc:
             # The run's own files could not be written (disk full, I/O error): say so in
             # run.json, so the run does not read as still running, and name the fix.
-            _mark_stopped(run_dir, f"stopped: storing the run's records failed: {exc}")
+            mark_stopped(run_dir, f"stopped: storing the run's records failed: {exc}")
             raise RunDirError(
                 f"{run_dir.path}: storing the run's records failed ({exc}). Every record "
                 "committed before it is kept; free space or fix the disk, then run "
                 f"`pairbench resume {run_dir.path}`"
             ) from exc
-    _mark_ended(run_dir, status)
+    mark_ended(run_dir, status)
     write_campaigns(run_dir, schedule)
     record_files(run_dir, [run_dir.path / CAMPAIGNS_FILE], by="campaigns")  # when there is one
     return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status)
-
-
-@contextlib.contextmanager
-def revisions_ready(loaded: LoadedExperiment, run_dir: RunDir, rc: RunContext) -> Iterator[None]:
-    """The revision arms checked out, built and frozen for the run (``rc.revisions``), and
-    their worktrees removed after it; a failure to prepare one stops the run, recorded."""
-    try:
-        rc.revisions = prepare_revisions(loaded, run_dir)
-    except PairbenchError as exc:
-        _mark_stopped(run_dir, f"stopped: preparing a revision arm failed: {exc}")
-        raise
-    try:
-        # Hashed now, re-hashed around every attempt: the benchmark the run started with.
-        trees = {a: (r.tree, r.harness_files) for a, r in rc.revisions.items()}
-        rc.guard = BenchGuard.for_run(loaded, trees)
-        yield
-    finally:
-        release_revisions(rc.revisions)
-
-
-def _mark_ended(run_dir: RunDir, status: str) -> None:
-    """The run's status as a journal event (run.json is never rewritten)."""
-    journal = run_dir.journal()
-    try:
-        journal.append(RunEnded(status=status))
-    finally:
-        journal.close()
-
-
-def _mark_stopped(run_dir: RunDir, status: str) -> None:
-    # The disk may refuse this too: the error raised next says what happened.
-    with contextlib.suppress(OSError, RunDirError):
-        _mark_ended(run_dir, status)
 
 
 def start_run(
@@ -317,8 +283,7 @@ def start_run(
             f"--concurrency {workers}: a run with a 'proxy' runs one attempt at a time (each "
             "attempt's model requests are those made while it holds the proxy); drop --concurrency"
         )
-    # The server's lease, then its preflight, before the run folder is made: a run refused
-    # by either leaves nothing behind.
+    # The lease, then the preflight, before the run folder is made: a refusal leaves nothing.
     with endpoint_lease(loaded.experiment.proxy) as lease:
         require_preflight(loaded.experiment.proxy)
         return _start(

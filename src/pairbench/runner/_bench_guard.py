@@ -15,14 +15,22 @@ watched folder (a file added to a folder the lock covers is a change too).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from pairbench._errors import PairbenchError
 from pairbench.freeze._lock import named_files
+from pairbench.runner._revisions import prepare_revisions, release_revisions
+from pairbench.runner._status import mark_stopped
 from pairbench.spec._load import LoadedExperiment
+from pairbench.store._run_dir import RunDir
+
+if TYPE_CHECKING:
+    from pairbench.runner._context import RunContext
 
 
 class _Stat(NamedTuple):
@@ -104,3 +112,22 @@ def changed_reason(changed: list[str], when: str) -> str:
         "while it runs, so the attempt is not scored and the run stops. Fix: restore the file "
         "(git checkout, or re-freeze for a new pre-registration) and start a new run"
     )
+
+
+@contextlib.contextmanager
+def frozen_benchmark(loaded: LoadedExperiment, run_dir: RunDir, rc: RunContext) -> Iterator[None]:
+    """The revision arms checked out, built and frozen for the run (``rc.revisions``), the
+    benchmark's files hashed (``rc.guard``), and the worktrees removed after the run; a
+    failure to prepare an arm stops the run, recorded."""
+    try:
+        rc.revisions = prepare_revisions(loaded, run_dir)
+    except PairbenchError as exc:
+        mark_stopped(run_dir, f"stopped: preparing a revision arm failed: {exc}")
+        raise
+    try:
+        # Hashed now, re-hashed around every attempt: the benchmark the run started with.
+        trees = {a: (r.tree, r.harness_files) for a, r in rc.revisions.items()}
+        rc.guard = BenchGuard.for_run(loaded, trees)
+        yield
+    finally:
+        release_revisions(rc.revisions)

@@ -34,7 +34,7 @@ from pairbench.schedule._plan import Pair, Schedule, TrialKey
 from pairbench.store._commit import CommitEntry, GroupCommitter, MoveFile, PutFile
 from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._journal import Journal
-from pairbench.store._recorded import hash_tree
+from pairbench.store._recorded import attempt_files
 from pairbench.store._records import Outcome, TrialResult
 from pairbench.store._row import trial_row
 from pairbench.store._transcript import Transcript
@@ -124,11 +124,6 @@ class Executor:
         # the agent really produced; the row is built from the record as stored.
         stored, result = run_dir.stage_record(key, result, kept, self.rc.redactor())
         moved = () if transcript_sha is None else (MoveFile(working, target, handle),)
-        # What graders read beside the record (a fixture's audit log, the trial's shared
-        # evidence), hashed as the attempt left it: verify names a later edit.
-        fixture = run_dir.fixtures_root / run_dir.fixture_rel(key, result.attempt)
-        left = hash_tree(run_dir.path, fixture)
-        left |= hash_tree(run_dir.path, run_dir.trial_shared(key))
         return self._event(
             (*moved, stored),
             AttemptFinished(
@@ -140,7 +135,7 @@ class Executor:
                 transcript=self._rel(target) if transcript_sha else None,
                 transcript_sha256=transcript_sha,
                 row=trial_row(result, kept=result.outcome in {"infra", "interrupted"}),
-                files=left,
+                files=attempt_files(run_dir, key, result.attempt),
             ),
         )
 

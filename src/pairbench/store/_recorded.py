@@ -13,10 +13,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pairbench._atomic import sha256_file
 from pairbench.store._events import AttemptFinished, FilesRecorded, JournalEvent
 from pairbench.store._run_dir import RunDir
+
+if TYPE_CHECKING:
+    from pairbench.schedule._plan import TrialKey
 
 
 def hash_tree(run_dir: Path, folder: Path) -> dict[str, str]:
@@ -33,6 +37,13 @@ def hash_tree(run_dir: Path, folder: Path) -> dict[str, str]:
             if path.is_file() and not name.endswith(".partial"):
                 found[path.relative_to(run_dir).as_posix()] = sha256_file(path)
     return found
+
+
+def attempt_files(run_dir: RunDir, key: TrialKey, attempt: int) -> dict[str, str]:
+    """What graders read beside an attempt's record, hashed as the attempt left it: its
+    fixture folder (a fixture's store and audit log) and the trial's ``shared/`` folder."""
+    fixture = run_dir.fixtures_root / run_dir.fixture_rel(key, attempt)
+    return hash_tree(run_dir.path, fixture) | hash_tree(run_dir.path, run_dir.trial_shared(key))
 
 
 def stored_paths(run_dir: Path, places: Iterable[str]) -> list[str]:
