@@ -70,6 +70,21 @@ def test_a_second_lease_in_the_same_process_is_refused(tmp_path: Path) -> None:
         assert again.held
 
 
+def test_every_spelling_of_one_server_shares_one_lease(tmp_path: Path) -> None:
+    # The motivated operator: a second run on the same one-slot server, spelled otherwise.
+    with SlotLease("http://127.0.0.1:18190", tmp_path) as first:
+        for spelling in (
+            "http://localhost:18190/v1",
+            "http://LOCALHOST:18190",
+            "http://[::1]:18190",
+        ):
+            with pytest.raises(SlotInUse, match="loopback:18190"):
+                SlotLease(spelling, tmp_path).acquire()
+        assert first.path.name == "slot-loopback-18190.lock"
+    with SlotLease("http://localhost:18190", tmp_path) as again:  # freed for any spelling
+        assert again.held
+
+
 def test_a_crashed_holders_lease_is_free(tmp_path: Path, server_env: dict[str, str]) -> None:
     with holder(tmp_path, server_env) as other:
         os.killpg(other.pid, signal.SIGKILL)  # no release: the kernel drops the flock

@@ -14,7 +14,7 @@ import pytest
 
 from helpers.common import cli, skip_outside_ci
 from pairbench import start_run
-from pairbench._errors import RunRefused
+from pairbench._errors import RunRefused, SlotInUse
 from pairbench.testing.chat_double import start_chat_double
 
 # A runtime: two chat requests to $RUNTIME_BASE_URL; with `drop` the second lacks the seed,
@@ -182,3 +182,25 @@ def test_a_runtime_that_reports_nothing_gets_the_usage_the_proxy_measured(
     assert "no model usage reported" not in text
     assert "1 of 2 model responses reported usage" in text
     assert "not priced: the proxied server reports tokens, not money" in text
+
+
+def test_a_run_on_a_leased_server_spelled_otherwise_is_refused_leaving_no_folder(
+    tmp_path: Path,
+) -> None:
+    # The motivated operator: a second run on the one-slot server, its URL spelled otherwise.
+    from pairbench.model._cache import cache_root
+    from pairbench.proxy import SlotLease
+
+    with start_chat_double({"llama_cpp": True}) as double:
+        port = double.url.rsplit(":", 1)[1].split("/")[0]
+        exp = _experiment(tmp_path / "exp", f"http://localhost:{port}", ("send", "send"))
+        runs = tmp_path / "runs"
+        with SlotLease(f"http://127.0.0.1:{port}/v1", cache_root() / "leases"):
+            with pytest.raises(SlotInUse, match=f"loopback:{port}"):
+                start_run(exp, runs, run_seed=2)
+            done = cli("run", str(exp), "--runs-dir", str(runs), cwd=tmp_path)
+            assert done.returncode != 0 and f"loopback:{port}" in done.stderr, done.stderr
+            assert "Traceback" not in done.stderr
+        assert not runs.exists() or list(runs.iterdir()) == []  # no half-made run folder
+        run = start_run(exp, runs, run_seed=2)  # the lease released: it runs
+        assert [r.outcome for r in run.results] == ["passed", "passed"]

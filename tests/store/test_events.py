@@ -20,6 +20,7 @@ from pairbench.store._events import (
     AttemptFinished,
     AttemptStarted,
     CampaignIncomplete,
+    FilesRecorded,
     MovedRecord,
     OtherEvent,
     RunEnded,
@@ -76,6 +77,7 @@ def _every_event() -> list[
     | AttemptFinished
     | WarmServerFailed
     | CampaignIncomplete
+    | FilesRecorded
 ]:
     return [
         RunStarted(run_id="r", planned=2, executor=ExecutorRef(name="local")),
@@ -89,6 +91,7 @@ def _every_event() -> list[
             transcript="transcripts/a/t/3.jsonl",
             transcript_sha256="2" * 64,
             row=trial_row(_result(), kept=False),
+            files={"fixtures/a/t/3.1/audit.jsonl": "4" * 64},
         ),
         WarmServerFailed(server="docs", error="exited with 1"),
         RunEnded(status="stopped"),
@@ -110,6 +113,7 @@ def _every_event() -> list[
                 )
             ],
         ),
+        FilesRecorded(by="proxy", files={"proxy/exchanges.jsonl": "5" * 64}),
     ]
 
 

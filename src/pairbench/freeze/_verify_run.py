@@ -6,6 +6,9 @@ What is checked, in the order a report depends on it:
   the one before, so an edited run.json or journal line is named by its line number;
 - every result and transcript a journal line names has the SHA-256 the line records, every
   row (what reports count) is the row of its result file, and no file is unjournaled;
+- every other file a report reads (the proxy's logs, ``campaigns.json``, ``shared/``
+  evidence, fixture audit logs, the report's own files) has the SHA-256 of the last journal
+  line that records it (``store._recorded``);
 - ``trials.npz`` was built from the journal as it is (its head) and holds the journal's rows;
 - ``summary.json``, ``report.md`` and ``report.html`` were built from the journal as it
   is, and rebuilding them from the journal gives the same bytes;
@@ -29,9 +32,10 @@ from pairbench.freeze._hashing import sha256_path
 from pairbench.freeze._lock import Lock, read_lock, rebuild_lock
 from pairbench.freeze._verify import Mismatch, diff_locks
 from pairbench.spec._load import load_experiment
-from pairbench.store._events import AttemptFinished, TrialRow
+from pairbench.store._events import AttemptFinished, JournalEvent, TrialRow
 from pairbench.store._journal import Journal, check_chain
 from pairbench.store._load_run import load_run, read_run_info
+from pairbench.store._recorded import recorded_files, stored_paths
 from pairbench.store._records import TrialResult
 from pairbench.store._replaced import REPLACED, as_kept, superseded
 from pairbench.store._row import trial_row
@@ -143,7 +147,26 @@ def _check_journal(opened: RunDir, out: list[Mismatch]) -> tuple[list[TrialRow],
             rel = path.relative_to(run_dir).as_posix()
             if path.is_file() and not path.name.endswith(".partial") and rel not in journaled:
                 out.append(Mismatch("unjournaled", rel, "a journal entry", None))
+    _check_recorded(run_dir, events, out)
     return rows, chain.chained
+
+
+def _check_recorded(run_dir: Path, events: list[JournalEvent], out: list[Mismatch]) -> None:
+    """Every file a report reads beyond results and transcripts (the proxy's logs,
+    campaigns.json, shared/ evidence, fixture audit logs, the report's own files) against
+    the last journal line that records it; a proxy log, campaigns.json or shared/ file that
+    no line records is named too (in a run that records files at all: an older run's are
+    not, and are left to the checks it had)."""
+    recorded = recorded_files(events)
+    for rel, (line, digest) in sorted(recorded.items()):
+        found = _check_file(run_dir, "recorded", rel, digest)
+        if found:
+            out.append(Mismatch(found.kind, rel, f"{digest} (journal.jsonl:{line})", found.found))
+    if not recorded:
+        return
+    for rel in sorted(stored_paths(run_dir, ("proxy", "shared", "campaigns.json"))):
+        if rel not in recorded:
+            out.append(Mismatch("unrecorded", rel, "a journal entry", None))
 
 
 def _same_table(a: TrialTable, b: TrialTable) -> bool:

@@ -29,7 +29,9 @@ class ReportPaths(NamedTuple):
     html: Path
 
 
-def write_report(run_dir: Path, *, bootstrap_reps: int | None = None) -> ReportPaths:
+def write_report(
+    run_dir: Path, *, bootstrap_reps: int | None = None, rescore: bool = False
+) -> ReportPaths:
     """Write ``report.md``, ``report.html`` and ``summary.json`` for a run; return their paths.
 
     Reads the run's trial table (``trials.npz``, rebuilt from the journal when stale), so
@@ -37,20 +39,35 @@ def write_report(run_dir: Path, *, bootstrap_reps: int | None = None) -> ReportP
     ``bootstrap_reps`` sets the resamples of each task-clustered interval (default 10,000).
     Each file is written to a temporary name, fsynced and renamed, so a crash leaves the
     old file or the new one, never half of one; everything is rendered before the first
-    file is written.
+    file is written. Their hashes then go in the journal (``verify`` checks them).
+
+    When a grader's or the study's code differs from the run's lock, the report would
+    re-score the run with today's code: it is refused (``RescoreRefused``, naming each
+    change) unless ``rescore``, which writes ``report-rescored.md``, ``.html`` and
+    ``summary-rescored.json`` with a banner naming the changes, the original untouched.
 
     **Usage**::
 
         paths = write_report(Path("runs/mcp-transports-20261129T150000Z-abc123"))
         print(paths.markdown)
     """
+    from pairbench.report._rescore import code_changes, refusal, rescored_name, rescored_texts
     from pairbench.store._run_dir import RunDir
 
+    run_dir = Path(run_dir)
+    changes = code_changes(run_dir)
+    if changes and not rescore:
+        raise refusal(run_dir, changes)
     # A report is written by one writer at a time, and never while run or resume writes
     # the run (a report of a run in flight would name a journal head already gone stale).
     # Re-entrant: `pairbench run` writes its report under the lock it already holds.
     with RunDir.open(run_dir).writer_lock("pairbench report"):
-        return write_texts(Path(run_dir), report_texts(Path(run_dir), bootstrap_reps))
+        texts = report_texts(run_dir, bootstrap_reps)
+        if not changes:
+            return write_texts(run_dir, texts)
+        write_texts(run_dir, rescored_texts(texts, changes))
+        names = (rescored_name(n) for n in ("summary.json", "report.md", "report.html"))
+        return ReportPaths(*(run_dir / name for name in names))
 
 
 def report_texts(
@@ -134,14 +151,29 @@ def _study_files(summary: Mapping[str, Any]) -> dict[str, str]:
 
 
 def write_texts(run_dir: Path, texts: Mapping[str, str]) -> ReportPaths:
-    """Write rendered report texts (:func:`render_texts`) into ``run_dir``, each atomically."""
+    """Write rendered report texts (:func:`render_texts`) into ``run_dir``, each atomically,
+    then record their hashes in the journal (one ``files_recorded`` line, ``by: report``)."""
+    from pairbench.store._journal import REPORT_WRITER
+    from pairbench.store._recorded import record_hashes
+    from pairbench.store._run_dir import RunDir
+
+    written: dict[str, str] = {}
     for name, text in texts.items():
         try:
-            write_atomic(run_dir / name, text.encode("utf-8"))
+            written[name] = write_atomic(run_dir / name, text.encode("utf-8"))
         except OSError as exc:  # a folder in its place, a read-only run, a full disk
             raise RunDirError(
                 f"{run_dir / name}: cannot write the report ({exc.strerror or exc}). Fix: "
                 "remove what is in its place, or free space; the run's records are untouched"
+            ) from None
+    opened = RunDir(run_dir)
+    if opened.journal_path.is_file():
+        try:
+            record_hashes(opened, written, REPORT_WRITER)
+        except OSError as exc:
+            raise RunDirError(
+                f"{opened.journal_path}: cannot record the report's hashes "
+                f"({exc.strerror or exc}). Fix: free space, then run `pairbench report` again"
             ) from None
     return ReportPaths(run_dir / "summary.json", run_dir / "report.md", run_dir / "report.html")
 

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import hashlib
 import platform
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pairbench import _registry
 from pairbench._clock import now_iso
-from pairbench._errors import PairbenchError, RunDirError, RunRefused
+from pairbench._errors import RunDirError, RunRefused
 from pairbench._process import supervised
 from pairbench._version import __version__
 from pairbench.freeze._identity import run_identities
-from pairbench.runner._campaigns import replace_incomplete, write_campaigns
+from pairbench.runner._bench_guard import frozen_benchmark
+from pairbench.runner._campaigns import CAMPAIGNS_FILE, replace_incomplete, write_campaigns
 from pairbench.runner._changes import check_resumable
 from pairbench.runner._context import (
     RunContext,
@@ -31,6 +31,7 @@ from pairbench.runner._context import (
 from pairbench.runner._gate import Gate, check_gate
 from pairbench.runner._model_proxy import (
     endpoint_identity,
+    endpoint_lease,
     interference_counts,
     proxy_for_run,
     require_preflight,
@@ -42,19 +43,23 @@ from pairbench.runner._protected import check_protected
 from pairbench.runner._ray import attempt_runner, check_executor
 from pairbench.runner._recover import recover_state
 from pairbench.runner._register import ledger_of, register_run
-from pairbench.runner._revisions import prepare_revisions, release_revisions
 from pairbench.runner._run import Executor, RunState, run_with_signals
 from pairbench.runner._stages import StagedRun, stage_run
+from pairbench.runner._status import mark_ended, mark_stopped
 from pairbench.schedule._plan import Schedule, build_schedule
 from pairbench.schedule._seeds import derive_run_seed
 from pairbench.spec._load import LoadedExperiment, load_experiment
 from pairbench.spec._secrets import require_secrets
-from pairbench.store._events import RunEnded, RunResumed, RunStarted
+from pairbench.store._events import RunResumed, RunStarted
 from pairbench.store._load_run import check_run, read_run_info
+from pairbench.store._recorded import record_files
 from pairbench.store._records import TrialResult
 from pairbench.store._run_dir import RunDir, new_run_id
 from pairbench.store._run_info import ExecutorRef, ExperimentRef, Policies, RunInfo, TaskRef
 from pairbench.store._run_record import RunExecutor
+
+if TYPE_CHECKING:
+    from pairbench.proxy import SlotLease
 
 
 @dataclass(frozen=True)
@@ -172,14 +177,15 @@ def _execute(
     state: RunState,
     concurrency: int,
     progress: bool,
+    lease: SlotLease | None = None,
 ) -> RunOutcome:
     rc = RunContext(loaded=loaded, run_dir=run_dir, run_id=run_id, canaries=[canary_for(run_id)])
     state.prior = recorded_prior(run_dir)  # what the study counted at the start
     total = schedule.attempts
     with (
         supervised(),  # no process of the run outlives it, even if this process is killed
-        revisions_ready(loaded, run_dir, rc),
-        proxy_for_run(loaded.experiment.proxy, run_dir) as proxy,
+        frozen_benchmark(loaded, run_dir, rc),
+        proxy_for_run(loaded.experiment.proxy, run_dir, lease) as proxy,
         attempt_runner(loaded, chosen.name, chosen.address) as runner,
         RunProgress(total, enabled=progress) as bar,
     ):
@@ -194,45 +200,16 @@ def _execute(
         except OSError as exc:
             # The run's own files could not be written (disk full, I/O error): say so in
             # run.json, so the run does not read as still running, and name the fix.
-            _mark_stopped(run_dir, f"stopped: storing the run's records failed: {exc}")
+            mark_stopped(run_dir, f"stopped: storing the run's records failed: {exc}")
             raise RunDirError(
                 f"{run_dir.path}: storing the run's records failed ({exc}). Every record "
                 "committed before it is kept; free space or fix the disk, then run "
                 f"`pairbench resume {run_dir.path}`"
             ) from exc
-    _mark_ended(run_dir, status)
+    mark_ended(run_dir, status)
     write_campaigns(run_dir, schedule)
+    record_files(run_dir, [run_dir.path / CAMPAIGNS_FILE], by="campaigns")  # when there is one
     return RunOutcome(run_dir=run_dir.path, run_id=run_id, status=status)
-
-
-@contextlib.contextmanager
-def revisions_ready(loaded: LoadedExperiment, run_dir: RunDir, rc: RunContext) -> Iterator[None]:
-    """The revision arms checked out, built and frozen for the run (``rc.revisions``), and
-    their worktrees removed after it; a failure to prepare one stops the run, recorded."""
-    try:
-        rc.revisions = prepare_revisions(loaded, run_dir)
-    except PairbenchError as exc:
-        _mark_stopped(run_dir, f"stopped: preparing a revision arm failed: {exc}")
-        raise
-    try:
-        yield
-    finally:
-        release_revisions(rc.revisions)
-
-
-def _mark_ended(run_dir: RunDir, status: str) -> None:
-    """The run's status as a journal event (run.json is never rewritten)."""
-    journal = run_dir.journal()
-    try:
-        journal.append(RunEnded(status=status))
-    finally:
-        journal.close()
-
-
-def _mark_stopped(run_dir: RunDir, status: str) -> None:
-    # The disk may refuse this too: the error raised next says what happened.
-    with contextlib.suppress(OSError, RunDirError):
-        _mark_ended(run_dir, status)
 
 
 def start_run(
@@ -316,7 +293,33 @@ def start_run(
             f"--concurrency {workers}: a run with a 'proxy' runs one attempt at a time (each "
             "attempt's model requests are those made while it holds the proxy); drop --concurrency"
         )
-    require_preflight(loaded.experiment.proxy)  # refused before the run folder is made
+    # The lease, then the preflight, before the run folder is made: a refusal leaves nothing.
+    with endpoint_lease(loaded.experiment.proxy) as lease:
+        require_preflight(loaded.experiment.proxy)
+        return _start(
+            loaded, runs_dir, run_id, schedule, gate, workers, executor, ray_address,
+            model_server, staged, protected, announce, progress, lease, new_sitting,
+        )  # fmt: skip
+
+
+def _start(
+    loaded: LoadedExperiment,
+    runs_dir: Path,
+    run_id: str,
+    schedule: Schedule,
+    gate: Gate,
+    workers: int,
+    executor: str,
+    ray_address: str | None,
+    model_server: Mapping[str, Any] | None,
+    staged: StagedRun,
+    protected: Mapping[str, str] | None,
+    announce: Callable[[Schedule], None] | None,
+    progress: bool,
+    lease: SlotLease | None,
+    new_sitting: bool,
+) -> RunOutcome:
+    """run.json and the run folder, then the run (under the lease ``start_run`` holds)."""
     lock_bytes = gate.lock.to_bytes()
     build = functools.partial(_run_info, loaded, run_id, schedule, workers)
     # The study's prior spend may refuse the run: asked before the ledger's line is added.
@@ -343,8 +346,9 @@ def start_run(
         if announce is not None:
             announce(schedule)
         return _execute(
-            loaded, run_dir, run_id, schedule, run_info.executor, RunState(), workers, progress
-        )
+            loaded, run_dir, run_id, schedule, run_info.executor, RunState(), workers, progress,
+            lease,
+        )  # fmt: skip
 
 
 def resume_run(

@@ -21,6 +21,7 @@ from pairbench.grading._metrics import compute_metrics
 from pairbench.grading._protocol import GradeInput
 from pairbench.grading._security import assess_security
 from pairbench.grading._validity import classify_validity
+from pairbench.runner._bench_guard import changed_reason
 from pairbench.runner._context import RunContext
 from pairbench.runner._folders import folder_pool, short_tmp
 from pairbench.runner._model_proxy import attempt_env, attempt_evidence, attempt_label
@@ -92,6 +93,10 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
                 done = prepared.at.record("infra", broken)
             else:
                 done = ran if isinstance(ran, AttemptRecord) else _grade(prepared, ran)
+            changed = rc.guard.changed() if rc.guard is not None else []
+            if changed:
+                # Graded against a benchmark that changed under it: not a score.
+                done = prepared.at.record("infra", changed_reason(changed, "during"))
             if proof is not None:  # in the record, whatever the outcome
                 update = {"mounted_proof": proof}
                 done = AttemptRecord(done.result.model_copy(update=update), done.transcript)
@@ -230,6 +235,9 @@ async def _prepare(
         if rc.proxy is not None and exp.proxy is not None:
             rc.proxy.label = attempt_label(key, attempt)
             env |= attempt_env(exp.proxy, rc.proxy)
+        changed = rc.guard.changed() if rc.guard is not None else []
+        if changed:
+            return at.record("infra", changed_reason(changed, "before"))
         revision = rc.revisions.get(key.arm)
         if revision is not None:
             env |= revision.env(revision_folder(rc.run_dir, key, attempt))

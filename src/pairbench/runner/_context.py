@@ -16,6 +16,7 @@ from pairbench._clock import now_iso
 from pairbench.agents._protocol import RunSignals
 from pairbench.fixtures._protocol import Fixture
 from pairbench.grading._protocol import Grader
+from pairbench.runner._bench_guard import BenchGuard
 from pairbench.runner._revisions import Revision
 from pairbench.schedule._plan import Pair, TrialKey
 from pairbench.spec._load import LoadedExperiment
@@ -132,6 +133,8 @@ class RunContext:
     """On Ray: (the node an attempt runs on, the node whose warm servers it uses)."""
     revisions: dict[str, Revision] = field(default_factory=dict)
     """arm -> its git revision, checked out, built and frozen (``_revisions``)."""
+    guard: BenchGuard | None = None
+    """The frozen benchmark's files, re-hashed around every attempt (``_bench_guard``)."""
     proxy: Any = None
     """The run's recording proxy in front of ``proxy.upstream`` (``_model_proxy``), if any."""
     sampling_defaults: dict[str, Any] | None = None

@@ -28,16 +28,17 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from pairbench._errors import RunRefused
+from pairbench._errors import RunDirError, RunRefused
 from pairbench.schedule._plan import TrialKey
 from pairbench.spec._proxy import ModelProxy
+from pairbench.store._recorded import record_files
 from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
 from pairbench.store._transcript import Transcript
 
 if TYPE_CHECKING:  # the proxy's dependencies load only for runs that declare one
     from pairbench.agents._protocol import AgentOutput
-    from pairbench.proxy import ExchangeRecord, MetricsSnapshot, RecordingProxy
+    from pairbench.proxy import ExchangeRecord, MetricsSnapshot, RecordingProxy, SlotLease
     from pairbench.proxy._usage import ProxyUsage
     from pairbench.runner._attempt import AttemptRecord
 
@@ -67,18 +68,43 @@ def sampling_defaults(info: RunRecord) -> dict[str, Any] | None:
 
 
 @contextlib.contextmanager
-def proxy_for_run(spec: ModelProxy | None, run_dir: RunDir) -> Iterator[RecordingProxy | None]:
-    """The run's proxy (None without ``proxy:``), with the server's lease held throughout."""
+def endpoint_lease(spec: ModelProxy | None) -> Iterator[SlotLease | None]:
+    """The lease on the proxied server (None without ``proxy:``), held for the block;
+    ``SlotInUse`` at once when another run holds it. ``run`` takes it before the run folder
+    exists, so a refused run leaves nothing behind."""
     if spec is None:
         yield None
         return
     from pairbench.model._cache import cache_root
-    from pairbench.proxy import RecordingProxy, SlotLease
+    from pairbench.proxy import SlotLease
+
+    with SlotLease(spec.upstream, cache_root() / "leases") as lease:
+        yield lease
+
+
+@contextlib.contextmanager
+def proxy_for_run(
+    spec: ModelProxy | None, run_dir: RunDir, lease: SlotLease | None = None
+) -> Iterator[RecordingProxy | None]:
+    """The run's proxy (None without ``proxy:``), with the server's lease held throughout
+    (``lease``, when the caller holds it already; else taken here, as on resume)."""
+    if spec is None:
+        yield None
+        return
+    from pairbench.proxy import RecordingProxy
 
     log = run_dir.path / "proxy" / "exchanges.jsonl"
     log.parent.mkdir(parents=True, exist_ok=True)
-    with SlotLease(spec.upstream, cache_root() / "leases"), RecordingProxy(spec.upstream, log) as p:
-        yield p
+    held = contextlib.nullcontext(lease) if lease is not None else endpoint_lease(spec)
+    try:
+        with held, RecordingProxy(spec.upstream, log) as p:
+            yield p
+    finally:
+        # The logs are complete once the proxy is closed: their hashes go in the journal, so
+        # an edited exchange or interference line fails verify (a disk that refuses this is
+        # named by verify as an unrecorded file, and by the error already on its way).
+        with contextlib.suppress(OSError, RunDirError):
+            record_files(run_dir, [log.parent], by="proxy")
 
 
 def attempt_label(key: TrialKey, attempt: int) -> str:

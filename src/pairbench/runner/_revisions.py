@@ -22,6 +22,7 @@ like drift, so the run stops; ``unavailable`` (no probed process) is recorded, n
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import shutil
 from dataclasses import dataclass
@@ -58,6 +59,9 @@ class Revision:
     """The mounted-byte probe (``proof:``), installed once for the arm."""
     proof_spec: Proof | None = None
     """What ``proof:`` declares (its kind's file endings, ``require``)."""
+    harness_files: tuple[str, ...] = ()
+    """The pinned harness's files written into the tree (re-hashed around every attempt:
+    ``_bench_guard``)."""
 
     def env(self, folder: Path) -> dict[str, str]:
         """What the arm's agent gets in its environment for an attempt whose own files (the
@@ -196,6 +200,7 @@ def prepare_revisions(loaded: LoadedExperiment, run_dir: RunDir) -> dict[str, Re
                 )  # fmt: skip
             ready[arm] = Revision(arm, r.commit, tree_dir, env_dir, tree, probe, r.proof)
             harness = overlay_harness(tree, r.harness, r.repo)
+            ready[arm] = dataclasses.replace(ready[arm], harness_files=tuple(harness))
             env_dir.mkdir(parents=True, exist_ok=True)
             record = None
             if r.build is not None:

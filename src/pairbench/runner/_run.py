@@ -34,6 +34,7 @@ from pairbench.schedule._plan import Pair, Schedule, TrialKey
 from pairbench.store._commit import CommitEntry, GroupCommitter, MoveFile, PutFile
 from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._journal import Journal
+from pairbench.store._recorded import attempt_files
 from pairbench.store._records import Outcome, TrialResult
 from pairbench.store._row import trial_row
 from pairbench.store._run_info import PriorSpend
@@ -137,6 +138,7 @@ class Executor:
                 transcript=self._rel(target) if transcript_sha else None,
                 transcript_sha256=transcript_sha,
                 row=trial_row(result, kept=result.outcome in {"infra", "interrupted"}),
+                files=attempt_files(run_dir, key, result.attempt),
             ),
         )
 

@@ -259,6 +259,22 @@ class AttemptFinished(_Event):
     """True when resume journaled a record the runner placed before it died."""
     reason: str | None = None
     """For a line resume wrote for an interrupted attempt: why."""
+    files: dict[str, str] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """Other files the attempt left that graders and reports read (its fixture folder: the
+    store and audit log; the trial's ``shared/`` folder), each path relative to the run
+    folder with its SHA-256 as written (``pairbench verify`` checks each)."""
+
+
+class FilesRecorded(_Event):
+    """Files of the run that a report reads, hashed as they were written (the proxy's logs,
+    ``campaigns.json``, the report's own files): ``pairbench verify`` checks each file
+    against the last line that records it."""
+
+    event: Literal["files_recorded"] = "files_recorded"
+    by: str
+    """Who wrote them: ``proxy``, ``campaigns``, ``report``, or a plugin's own name."""
+    files: dict[str, str]
+    """Path relative to the run folder: SHA-256 of the file as written."""
 
 
 class WarmServerFailed(_Event):
@@ -331,6 +347,7 @@ EVENTS: tuple[type[_Line], ...] = (
     AttemptFinished,
     WarmServerFailed,
     CampaignIncomplete,
+    FilesRecorded,
 )
 """Every event kind this version writes, in the order a run writes them."""
 
@@ -351,6 +368,7 @@ JournalEvent = Annotated[
     | Annotated[AttemptFinished, Tag("attempt_finished")]
     | Annotated[WarmServerFailed, Tag("warm_server_failed")]
     | Annotated[CampaignIncomplete, Tag("campaign_incomplete")]
+    | Annotated[FilesRecorded, Tag("files_recorded")]
     | Annotated[OtherEvent, Tag("other")],
     Discriminator(_kind),
 ]

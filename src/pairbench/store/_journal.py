@@ -11,8 +11,10 @@ the first link that does not hold.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,33 +72,75 @@ def chain(head: str, bodies: list[bytes]) -> tuple[bytes, str]:
     return b"".join(out), head
 
 
-def last_line(path: Path) -> bytes | None:
-    """The journal's last complete line (newline included), or None when it has none.
-
-    Read from the end, so finding a run's head does not read a million-line journal.
-    """
+def _lines_from_end(path: Path) -> Iterator[tuple[int, bytes]]:
+    """The journal's complete lines (newline included) from the last, each with its offset;
+    a torn tail is skipped. Read in blocks from the end, so finding a run's head does not
+    read a million-line journal."""
     with path.open("rb") as handle:
-        end = handle.seek(0, os.SEEK_END)
-        data = b""
-        pos = end
-        while pos > 0:
+        pos = handle.seek(0, os.SEEK_END)
+        buf = b""
+        whole = False  # the torn tail (bytes after the last newline) is cut off
+        while True:
+            if not whole:
+                cut = buf.rfind(b"\n")
+                if cut >= 0:
+                    buf, whole = buf[: cut + 1], True
+                elif pos == 0:
+                    return
+            if whole:
+                while buf and (start := buf.rfind(b"\n", 0, len(buf) - 1)) >= 0:
+                    yield pos + start + 1, buf[start + 1 :]
+                    buf = buf[: start + 1]
+                if pos == 0:
+                    if buf:
+                        yield 0, buf
+                    return
             step = min(pos, 65536)
             pos -= step
             handle.seek(pos)
-            data = handle.read(step) + data
-            cut = data.rfind(b"\n")  # drop a torn tail: readers do not count it
-            if cut < 0:
-                continue
-            start = data.rfind(b"\n", 0, cut)
-            if start >= 0 or pos == 0:
-                return data[start + 1 : cut + 1]
-        return None
+            buf = handle.read(step) + buf
 
 
-def journal_head(path: Path, genesis: str) -> str:
-    """The hash of the journal's last complete line; ``genesis`` for an empty journal."""
-    line = last_line(path) if path.exists() else None
-    return genesis if line is None else sha256_hex(line)
+def last_line(path: Path) -> bytes | None:
+    """The journal's last complete line (newline included), or None when it has none."""
+    for _, line in _lines_from_end(path):
+        return line
+    return None
+
+
+def _report_record(line: bytes) -> bool:
+    """A ``files_recorded`` line the report wrote about its own files."""
+    if b'"files_recorded"' not in line:
+        return False
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return False
+    return (
+        isinstance(data, dict)
+        and data.get("event") == "files_recorded"
+        and (data.get("by") == REPORT_WRITER)
+    )
+
+
+REPORT_WRITER = "report"
+"""``files_recorded.by`` of the report's own files: the lines a report's head skips."""
+
+
+def record_extent(path: Path, genesis: str) -> tuple[str, int]:
+    """(head, length) of the journal without its trailing report records: the hash of the
+    last line that is not the report's record of its own files, and the bytes up to it.
+
+    A report names the head it was built from, then records its files' hashes; so a report
+    (and the trial table) must name the journal as it was before those lines, or every
+    report would stale the one before it.
+    """
+    if not path.exists():
+        return genesis, 0
+    for offset, line in _lines_from_end(path):
+        if not _report_record(line):
+            return sha256_hex(line), offset + len(line)
+    return genesis, 0
 
 
 class Journal:
@@ -117,7 +161,8 @@ class Journal:
         empty string's hash when not given: a journal of no run, as in unit tests)."""
         self.path = path
         self._repair_tail()
-        self.head = journal_head(path, genesis or sha256_hex(b""))
+        line = last_line(path) if path.exists() else None
+        self.head = (genesis or sha256_hex(b"")) if line is None else sha256_hex(line)
         """The hash of the last line written: the next line's ``prev``."""
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 

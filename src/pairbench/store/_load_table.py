@@ -67,15 +67,19 @@ def _bad_row(run_dir: RunDir) -> str:
 
 def _journal_mark(run_dir: RunDir) -> dict[str, Any]:
     """What the cache was built from: the journal's head (the hash of its last line) and
-    the hash of the whole file. The head alone pins every line only once the chain is
+    the hash of the file up to it. The head alone pins every line only once the chain is
     checked (``verify``); hashing the file costs a fraction of parsing it, which is what
-    the cache saves, and refuses a cache built before any line was edited."""
+    the cache saves, and refuses a cache built before any line was edited. Both leave out
+    the report's trailing record of its own files (``RunDir.journal_extent``): writing a
+    report does not stale the table it was built from."""
     path = run_dir.journal_path
+    head, left = run_dir.journal_extent()
     digest = hashlib.sha256()
     try:
         with path.open("rb") as handle:
-            while chunk := handle.read(1 << 20):
+            while left > 0 and (chunk := handle.read(min(left, 1 << 20))):
                 digest.update(chunk)
+                left -= len(chunk)
     except FileNotFoundError:
         pass
     except OSError as exc:  # a folder where the journal should be, or unreadable
@@ -83,7 +87,7 @@ def _journal_mark(run_dir: RunDir) -> dict[str, Any]:
             f"{path}: cannot read the journal ({exc.strerror or exc}). Fix: restore it from a "
             "backup; it is the run's record"
         ) from None
-    return {"journal_head": run_dir.journal_head(), "journal_sha256": digest.hexdigest()}
+    return {"journal_head": head, "journal_sha256": digest.hexdigest()}
 
 
 def _stored_table(run_dir: RunDir, use_cache: bool = True) -> tuple[TrialTable, str]:

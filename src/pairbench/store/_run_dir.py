@@ -21,7 +21,7 @@ from pairbench._errors import RunDirError
 from pairbench.schedule._plan import TrialKey
 from pairbench.store._commit import PutFile
 from pairbench.store._events import JournalEvent
-from pairbench.store._journal import Journal, journal_head
+from pairbench.store._journal import Journal, record_extent
 from pairbench.store._lock import process_alive, try_writer_lock, writer_lock
 from pairbench.store._records import TrialResult, first_error
 from pairbench.store._redact import Redactor
@@ -276,9 +276,14 @@ class RunDir:
         return Journal(self.journal_path, self.genesis())
 
     def journal_head(self) -> str:
-        """The hash of the journal's last line: what a report or a table was built from."""
+        """What a report or a table is built from: the hash of the journal's last line,
+        leaving out the report's trailing record of its own files (``record_extent``)."""
+        return self.journal_extent()[0]
+
+    def journal_extent(self) -> tuple[str, int]:
+        """(head, length in bytes) of the journal as :meth:`journal_head` counts it."""
         try:
-            return journal_head(self.journal_path, self.genesis())
+            return record_extent(self.journal_path, self.genesis())
         except OSError as exc:  # a folder where the journal should be, or unreadable
             raise RunDirError(
                 f"{self.journal_path}: cannot read the journal ({exc.strerror or exc}). Fix: "
