@@ -140,7 +140,7 @@ locks: install agent-clis
 
 docs: install
 	$(PY) -m pairbench.cli._docs
-	$(PY) -m pairbench.report.summary._schema_doc
+	$(PY) -m pairbench._schema_doc
 	$(PY) -m pairbench.studies.runtime_revision_ab._events_doc
 	$(PY) -m pairbench.studies.attribution_reliability.engines._schema_files
 

@@ -44,6 +44,17 @@ def test_demo_exits_zero_and_prints_the_report_path(demo: Demo) -> None:
     assert len(results) == 81  # 9 tasks x 3 trials x 3 arms
 
 
+def test_the_demo_in_place_leaves_no_ledger_inside_pairbench(demo: Demo) -> None:
+    # The built-in study ran where pairbench is installed (maybe read-only): its lock keeps
+    # no ledger there; a team's copy (pairbench init) gets one beside its own lock.
+    from pairbench.studies.mcp_transports import STUDY
+
+    _, _, run_dir = demo
+    info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert info["lock_sha256"] and "ledger" not in info
+    assert not (STUDY.root / "experiment.ledger.jsonl").exists()
+
+
 def test_the_demo_gives_the_numbers_it_gave_before_the_studies_became_plugins(demo: Demo) -> None:
     # Issue 31 moved every study's code out of the core with no behaviour change: the numbers
     # this seed decides were recorded before the move (helpers.demo_numbers).

@@ -7,9 +7,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from helpers.common import cli_here
+from pairbench._errors import RunRefused
 from pairbench.freeze._hashing import LEDGER_NAME
 from pairbench.freeze._ledger import read_ledger
+from pairbench.runner._gate import Gate
+from pairbench.runner._register import register_run
+from pairbench.spec import load_experiment
 
 
 def _experiment(root: Path) -> Path:
@@ -140,3 +146,23 @@ def test_a_truncated_or_deleted_ledger_is_refused(tmp_path: Path) -> None:
     refreeze = cli_here("freeze", "experiment.yaml", "--no-servers", cwd=tmp_path)
     assert refreeze.returncode == 3 and "is missing" in refreeze.stderr
     assert not path.exists() and not (tmp_path / "runs2").exists()
+
+
+def test_a_built_in_study_in_place_keeps_no_ledger_and_sits_no_held_out_set(
+    tmp_path: Path,
+) -> None:
+    # Built-in studies run in place (pairbench demo) or frozen in place (make locks) write
+    # nothing inside the package; a held-out sitting there could not be counted: refused.
+    from pairbench.freeze._ledger import shipped
+    from pairbench.studies.attribution_reliability import STUDY
+
+    assert shipped(STUDY.root) and not shipped(tmp_path)
+    loaded = load_experiment(STUDY.root / "experiment.yaml")
+    gate = Gate(
+        case_set="held-out", lock=None, lock_verified=True,  # type: ignore[arg-type]
+        accepted_harness_change=None, sitting=0,
+    )  # fmt: skip
+    with pytest.raises(RunRefused, match="built-in study inside pairbench, which keeps no ledger"):
+        register_run(None, loaded, gate, run_id="x", runs_dir=tmp_path, stage=None, plan=None,
+                     new_sitting=False, build=lambda g: pytest.fail("built"))  # fmt: skip
+    assert not (STUDY.root / "experiment.ledger.jsonl").exists()

@@ -10,19 +10,19 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from helpers.report_builders import RunScenario, make_planted, make_planted_run, with_requests
-from pairbench.report import SCHEMA_ID
-from pairbench.report._write import summary_json
-from pairbench.report.summary import _sections
-from pairbench.report.summary._build import build_summary, summarize
-from pairbench.report.summary._frame import Frame
-from pairbench.report.summary._schema import Summary
-from pairbench.report.summary._schema_doc import (
+from pairbench._schema_doc import (
     TARGET,
     _attribute_docs,
     _walk,
     schema_reference,
     study_references,
 )
+from pairbench.report import SCHEMA_ID
+from pairbench.report._write import summary_json
+from pairbench.report.summary import _sections
+from pairbench.report.summary._build import build_summary, summarize
+from pairbench.report.summary._frame import Frame
+from pairbench.report.summary._schema import Summary
 from pairbench.store import TrialTable
 from pairbench.store._records import Grade, MountedProof
 
@@ -75,7 +75,7 @@ def _instances(value: object, out: set[type[BaseModel]]) -> set[type[BaseModel]]
 
 
 def test_committed_schema_reference_is_current() -> None:
-    # Fix: make docs (python -m pairbench.report.summary._schema_doc) and commit the result.
+    # Fix: make docs (python -m pairbench._schema_doc) and commit the result.
     assert TARGET.read_text(encoding="utf-8") == schema_reference()
     assert Path(__file__).parents[2] / "src/pairbench/report/summary/SUMMARY_SCHEMA.md" == TARGET
 

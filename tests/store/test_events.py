@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from pairbench import RunDirError
-from pairbench.report.summary._schema_doc import (
+from pairbench._schema_doc import (
     JOURNAL_TARGET,
     _attribute_docs,
     _pattern_doc,
@@ -252,7 +252,7 @@ def test_a_row_with_a_value_the_writer_could_not_make_is_refused() -> None:
 
 
 def test_committed_journal_reference_is_current() -> None:
-    # Fix: make docs (python -m pairbench.report.summary._schema_doc) and commit the result.
+    # Fix: make docs (python -m pairbench._schema_doc) and commit the result.
     assert JOURNAL_TARGET.read_text(encoding="utf-8") == journal_reference()
     assert Path(__file__).parents[2] / "src/pairbench/store/JOURNAL_SCHEMA.md" == JOURNAL_TARGET
 

@@ -66,7 +66,8 @@ def freeze(
         f"Froze {lock.experiment['id']} (protocol version {lock.version()}): "
         f"{len(lock.files)} files, {len(lock.code)} code packages, {len(lock.servers)} servers"
     )
-    out.print(f"  {lock_file}\n  {hash_list}\n  {lock_file.parent / LEDGER_NAME}")
+    ledger = f"\n  {lock_file.parent / LEDGER_NAME}" if lock.ledger else ""
+    out.print(f"  {lock_file}\n  {hash_list}{ledger}")
 
 
 @app.command()

@@ -103,6 +103,15 @@ class LedgerEntry(Frozen):
         return (json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
+def shipped(folder: Path) -> bool:
+    """Whether ``folder`` lies inside pairbench's own package: a built-in study run or
+    frozen in place (``pairbench demo``, ``make locks``). It keeps no ledger there: that
+    folder may be read-only, and is not the team's pre-registration (``pairbench init``
+    copies it into one)."""
+    package = Path(__file__).resolve().parents[1]
+    return Path(folder).resolve().is_relative_to(package)
+
+
 def ledger_path(lock_file: Path) -> Path:
     """The ledger beside ``lock_file``."""
     return lock_file.parent / LEDGER_NAME

@@ -14,7 +14,7 @@ from pathlib import Path
 from pairbench._atomic import write_atomic
 from pairbench._errors import SpecError
 from pairbench.freeze._hashing import LEDGER_NAME, sha256_bytes
-from pairbench.freeze._ledger import LedgerError, ledger_path, open_ledger
+from pairbench.freeze._ledger import LedgerError, ledger_path, open_ledger, shipped
 from pairbench.freeze._lock import Lock, read_lock
 from pairbench.spec._load import LoadedExperiment
 
@@ -35,6 +35,11 @@ def freeze_into_ledger(
     """Write ``lock`` to ``target`` with its protocol version and ledger, appending the
     freeze to the ledger first (under its flock); return the lock written."""
     old, old_bytes = _frozen(target)
+    if shipped(target.parent):
+        # A built-in study's own lock (``make locks``): no ledger inside the package.
+        lock = lock.model_copy(update={"protocol_version": loaded.experiment.version})
+        write_atomic(target, lock.to_bytes())
+        return lock
     names_ledger = old is not None and old.ledger is not None
     if new_version is not None and not new_version.strip():
         raise LedgerError("--new-version needs a version, e.g. --new-version 1.0.1")

@@ -34,7 +34,7 @@ class CodeChange(NamedTuple):
     old: str
     """The hash the run's lock recorded."""
     new: str
-    """The hash of the code installed now (``not installed`` when it cannot be loaded)."""
+    """The hash of the code installed now."""
 
     def __str__(self) -> str:
         return f"{self.name} ({self.where}): {self.old} at the run, {self.new} now"
@@ -68,14 +68,16 @@ def code_changes(run_dir: Path) -> list[CodeChange]:
         try:
             package, digest = code_identity(_registry.load(group, name))  # type: ignore[arg-type]
         except Exception:
-            package, digest = code.package, "not installed"
+            # Not installed: nothing of it scores today (the report reads the records'
+            # verdicts and says what is missing), so nothing is re-scored either.
+            continue
         if digest != code.sha256:
             out.append(CodeChange(code.name, f"python:{package}", code.sha256, digest))
     if lock.study is not None:
         try:
             now = study_identity(lock.study.name).sha256
         except Exception:
-            now = "not installed"
+            return out  # a study gone: its part is "not shown", with what is missing
         if now != lock.study.sha256:
             where = f"python:{lock.study.package}"
             out.append(CodeChange(f"study:{lock.study.name}", where, lock.study.sha256, now))

@@ -33,6 +33,7 @@ from pairbench.freeze._ledger import (
     ledger_path,
     line_sha256,
     open_ledger,
+    shipped,
 )
 from pairbench.freeze._lock import read_lock
 from pairbench.runner._gate import HELD_OUT, Gate
@@ -62,9 +63,9 @@ def ledger_of(loaded: LoadedExperiment, runs_dir: Path | None = None) -> Iterato
     ledgers gets one here (an ``adopt`` line); a lock that names a missing ledger, a ledger
     that does not chain, or one that lost a line a run in ``runs_dir`` appended is refused."""
     lock_file = loaded.root / LOCK_NAME
-    if not lock_file.is_file():
-        yield None
-        return
+    if not lock_file.is_file() or shipped(loaded.root):
+        yield None  # a built-in study run in place keeps no ledger (register_run refuses
+        return  # a held-out run there)
     frozen = read_lock(lock_file)
     with open_ledger(ledger_path(lock_file), must_exist=frozen.ledger is not None) as led:
         check_heads(led, runs_dir)
@@ -227,6 +228,12 @@ def register_run(
     against the plan's approval, and the run's line appended to the ledger (``led``, its
     flock held by the caller until the run folder exists)."""
     if led is None:
+        if gate.case_set == HELD_OUT and shipped(loaded.root):
+            raise RunRefused(
+                f"{loaded.path} is a built-in study inside pairbench, which keeps no ledger, "
+                "so a held-out sitting there could not be counted. Fix: `pairbench init DIR "
+                "--from <study>`, freeze the copy and run its held-out set"
+            )
         return build(gate)
     gate = replace(gate, sitting=count_sitting(led, gate, new_sitting))
     approval = spendable_approval(led, plan, loaded) if plan is not None else None

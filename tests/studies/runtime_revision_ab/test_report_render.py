@@ -24,7 +24,7 @@ from studies.runtime_revision_ab.revision_builders import feature_run, summary_o
 STUDY = Path(__file__).parents[3] / "src/pairbench/studies/runtime_revision_ab/study"
 
 
-ONE_PAIR = {"min_pairs": 1, "allow_reverse": False}
+ONE_PAIR: dict[str, object] = {"min_pairs": 1, "allow_reverse": False}
 """A declaration under which feature_run's single lost pairs are regressions."""
 
 

@@ -3,7 +3,7 @@
 ``summarize`` validates what it builds through :class:`Summary`, so a key added without
 a field here (or in ``_schema_pairs``, ``_schema_arms``, ``_schema_hypotheses``) fails
 loudly. ``SUMMARY_SCHEMA.md`` is generated from these models (``python -m
-pairbench.report.summary._schema_doc``). Free-form parts, keyed by data rather than by name
+pairbench._schema_doc``). Free-form parts, keyed by data rather than by name
 (outcomes, arms, reasons), are typed as dicts.
 
 **Usage**::

@@ -13,7 +13,7 @@ from pairbench._model import Frozen
 
 class Record(Frozen):
     """Frozen, no unknown keys; each field's docstring is its meaning in the schema
-    reference, SUMMARY_SCHEMA.md (``_schema_doc`` reads them from the source: asking
+    reference, SUMMARY_SCHEMA.md (``pairbench._schema_doc`` reads them from the source: asking
     pydantic to keep them would read this source on every import, ~60 ms per report)."""
 
 

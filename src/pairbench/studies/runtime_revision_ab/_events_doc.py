@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pairbench.report.summary._schema_doc import model_reference
+from pairbench._schema_doc import model_reference
 from pairbench.studies.runtime_revision_ab._dispatch_events import DispatchEvent
 
 TARGET = Path(__file__).with_name("EVENTS.md")

@@ -108,11 +108,15 @@ def test_a_contained_cheater_learns_nothing_and_an_uncontained_one_reads_the_ans
     recall = {arm: card["metrics"]["recall"] for arm, card in results.items()}
     assert recall["contained"]["n"] == 10 and recall["contained"]["k"] <= 2
     assert recall["leaky"]["k"] == 10  # it blamed exactly the right sites
+    # It never opened a site: the sites' own audit says so, whatever its report claims.
+    assert len(results["contained"]["never_visited"]) == 10
+    assert len(results["leaky"]["never_visited"]) == 10
     report = (outcome.run_dir / "report.md").read_text(encoding="utf-8")
     top = report[report.index("Attribution reliability") :]
     line = "Engine command of arm leaky ran uncontained (contained: false)"
     assert line in top and top.index(line) < top.index("These controlled cases")
     assert "arm contained ran uncontained" not in report
+    assert report.count("NEVER VISITED") >= 20
 
 
 def test_a_held_out_run_that_cannot_be_contained_is_refused_and_calibration_warns(

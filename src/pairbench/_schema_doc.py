@@ -1,7 +1,7 @@
 """``SUMMARY_SCHEMA.md`` and ``JOURNAL_SCHEMA.md``, generated from the models so they
 cannot drift.
 
-``make docs`` (``python -m pairbench.report.summary._schema_doc``) rewrites both; a test fails
+``make docs`` (``python -m pairbench._schema_doc``) rewrites both; a test fails
 when a committed file differs from :func:`schema_reference` or :func:`journal_reference`.
 """
 
@@ -19,17 +19,18 @@ from typing import Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
+from pairbench.report.summary import _schema as _summary_schema
 from pairbench.report.summary._schema import SCHEMA_ID, Summary
 from pairbench.store import _events
 
-TARGET = Path(__file__).with_name("SUMMARY_SCHEMA.md")
+TARGET = Path(_summary_schema.__file__).with_name("SUMMARY_SCHEMA.md")
 JOURNAL_TARGET = Path(_events.__file__).with_name("JOURNAL_SCHEMA.md")
 
 HEADER = f"""# `summary.json` — schema `{SCHEMA_ID}`
 
 Generated from the models of `pairbench/report/summary/_schema.py` (and `_schema_pairs.py`,
 `_schema_arms.py`, `_schema_hypotheses.py`, `_schema_scores.py`) by `make docs` (`python -m
-pairbench.report.summary._schema_doc`); do not edit by hand.
+pairbench._schema_doc`); do not edit by hand.
 
 The machine-readable report of one run, written by `pairbench.write_report`
 next to `report.md` and `report.html`. Both human reports are rendered from this
@@ -56,7 +57,7 @@ Conventions:
 JOURNAL_HEADER = f"""# `journal.jsonl` — schema `{_events.JOURNAL_SCHEMA}`
 
 Generated from the models of `pairbench/store/_events.py` by `make docs`
-(`python -m pairbench.report.summary._schema_doc`); do not edit by hand.
+(`python -m pairbench._schema_doc`); do not edit by hand.
 
 The run's append-only record: one JSON object per line, fsynced before the attempt it
 records counts as done. The first line is `run_started`; `event` names each line's model.
@@ -223,7 +224,7 @@ def study_target(model: type[BaseModel]) -> Path:
 def study_reference(name: str, schema: str, model: type[BaseModel]) -> str:
     """The text of a study's ``SCHEMA.md``: ``summary.json``'s ``study.data`` for its runs."""
     intro = f"""Generated from `{model.__module__}.{model.__name__}`
-by `make docs` (`python -m pairbench.report.summary._schema_doc`); do not edit by hand.
+by `make docs` (`python -m pairbench._schema_doc`); do not edit by hand.
 
 The study's own part of a run's `summary.json`: `study.data` when `study.name` is
 `{name}` and `study.schema` is `{schema}` (the core's slot is in
@@ -235,7 +236,7 @@ def study_references() -> dict[Path, str]:
     """Every registered study's ``SCHEMA.md`` that ships inside pairbench, by path."""
     from pairbench.studies import registered_studies
 
-    here = Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve().parent  # src/pairbench
     out: dict[Path, str] = {}
     for study in registered_studies():
         if study.report is None:
