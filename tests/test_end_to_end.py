@@ -162,7 +162,14 @@ def test_init_copies_a_study_that_runs_unchanged(tmp_path: Path) -> None:
     )
     exp = tmp_path / "exp" / "experiment.yaml"
     exp.write_text(exp.read_text("utf-8").replace("\ntrials: 3\n", "\ntrials: 1\n"), "utf-8")
-    ran = cli("run", "exp/experiment.yaml", "--run-seed", "2", cwd=tmp_path)
+    # The copy's lock no longer matches: refused unless the change is accepted by name.
+    refused = cli("run", "exp/experiment.yaml", "--run-seed", "2", cwd=tmp_path)
+    assert refused.returncode != 0 and "--accept-change experiment" in refused.stderr
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+    ran = cli(
+        "run", "exp/experiment.yaml", "--run-seed", "2", "--accept-change", "experiment",
+        cwd=tmp_path,
+    )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     run_dir = next((tmp_path / "runs").iterdir())
     results = load_run(run_dir).results

@@ -63,6 +63,8 @@ def _trim_demo(tmp_path: Path) -> Path:
     data.pop("hypotheses", None)  # H2 counts probe tasks this subset does not keep
     with path.open("w", encoding="utf-8") as handle:
         yaml.dump(data, handle)
+    # A cut-down copy is not the frozen protocol: under its lock every run would refuse.
+    (path.parent / "experiment.lock.json").unlink()
     return path
 
 
