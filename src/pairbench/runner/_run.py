@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ from pathlib import Path
 from pairbench._atomic import sha256_file
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._ceiling import CostCeiling, Reservation, Spend
-from pairbench.runner._context import CANARY_ENV, RunContext
+from pairbench.runner._context import RunContext
 from pairbench.runner._folders import folder_pool, premake_folders
 from pairbench.runner._model_proxy import attempt_label, attempt_window, window_start
 from pairbench.runner._progress import RunProgress
@@ -376,34 +375,3 @@ class Executor:
 
 def planned_keys(schedule: Schedule) -> list[tuple[TrialKey, Pair]]:
     return [(key, pair) for pair in schedule.pairs for key in pair.trial_keys()]
-
-
-async def run_with_signals(executor: Executor, concurrency: int) -> str:
-    """Run until done; SIGINT/SIGTERM cancel in-flight attempts (kept as ``interrupted``)."""
-    loop = asyncio.get_running_loop()
-    main = asyncio.ensure_future(executor.execute(concurrency))
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, main.cancel)
-    previous = os.environ.get(CANARY_ENV)
-    os.environ[CANARY_ENV] = executor.rc.canaries[0]
-    try:
-        await main
-        status = "complete"
-    except asyncio.CancelledError:
-        status = "interrupted"
-    finally:
-        # The attempts cancelled in flight queued their `interrupted` records: commit them
-        # (and anything else pending) before the journal closes and the process exits.
-        await executor.commits.aclose()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-        if previous is None:
-            os.environ.pop(CANARY_ENV, None)
-        else:
-            os.environ[CANARY_ENV] = previous
-        executor.journal.close()
-    if status == "complete" and executor.state.stop_reason is not None:
-        status = f"stopped: {executor.state.stop_reason}"
-    elif status == "complete" and executor.state.budget_reason is not None:
-        status = f"stopped: {executor.state.budget_reason}"
-    return status
