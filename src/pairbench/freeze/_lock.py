@@ -26,6 +26,7 @@ from pairbench.freeze._hashing import (
 from pairbench.freeze._servers import LockedServer, identify_servers
 from pairbench.freeze._study import LockedStudy, study_identity
 from pairbench.spec._load import LoadedExperiment, Problem
+from pairbench.spec._plugin_checks import adapter_hooks
 
 
 class LockedFile(Frozen):
@@ -165,18 +166,9 @@ def _adapter_code(loaded: LoadedExperiment) -> dict[str, LockedCode]:
     """What an arm's adapter says its results depend on beyond pairbench's own source and
     the study's: an adapter class may define ``lock_code(settings, root, arm) -> [(name,
     package, sha256)]`` (the attribution study's engine identity, say)."""
-    exp = loaded.experiment
     found: dict[str, LockedCode] = {}
-    for arm in exp.arms:
-        agent = exp.arm_agent(arm)
-        try:
-            cls = _registry.load("agents", agent.adapter)
-        except Exception:
-            continue  # `load_experiment` already named an unknown adapter
-        hook = getattr(cls, "lock_code", None)
-        if not callable(hook):
-            continue
-        for name, package, digest in hook(dict(agent.settings), loaded.root, arm):
+    for arm, settings, hook in adapter_hooks(loaded.experiment, "lock_code"):
+        for name, package, digest in hook(settings, loaded.root, arm):
             found[name] = LockedCode(name=name, package=package, sha256=digest)
     return found
 

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pairbench import _registry
 from pairbench._errors import RunRefused, SpecError
 from pairbench.freeze._lock import Lock, build_lock
 from pairbench.freeze._verify import Mismatch, verify_experiment
 from pairbench.spec._load import LoadedExperiment
+from pairbench.spec._plugin_checks import adapter_hooks
 
 HELD_OUT = "held-out"
 
@@ -133,17 +133,9 @@ def _adapter_checks(loaded: LoadedExperiment, case_set: str | None) -> None:
     [warning]``: it raises ``RunRefused`` to refuse the run before anything is made (the
     attribution study's held-out run of an engine it cannot contain), and its warnings
     are printed to stderr."""
-    exp = loaded.experiment
-    for arm in exp.arms:
-        agent = exp.arm_agent(arm)
-        try:
-            cls = _registry.load("agents", agent.adapter)
-        except Exception:
-            continue  # `load_experiment` already named an unknown adapter
-        hook = getattr(cls, "check_run", None)
-        if callable(hook):
-            for line in hook(dict(agent.settings), loaded.root, arm, case_set):
-                print(f"warning: {line}", file=sys.stderr)
+    for arm, settings, hook in adapter_hooks(loaded.experiment, "check_run"):
+        for line in hook(settings, loaded.root, arm, case_set):
+            print(f"warning: {line}", file=sys.stderr)
 
 
 def _with_frozen_servers(loaded: LoadedExperiment, lock: Lock) -> Lock:

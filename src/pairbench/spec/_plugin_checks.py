@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
 from pairbench._registry import load
@@ -129,3 +129,21 @@ def _report_names(registry: Mapping[str, Collection[str]], data: dict[str, Any])
                 f"unknown report {key[:-1]} '{name}'",
                 f"{hint}{whose} {key} are: {', '.join(known)}",
             )
+
+
+def adapter_hooks(
+    experiment: Any, hook: str
+) -> Iterator[tuple[str, dict[str, Any], Callable[..., Any]]]:
+    """``(arm, settings, method)`` for each arm whose adapter class defines ``hook`` (a
+    study's adapter saying what a run's lock must pin, or refusing a run it cannot hold to
+    its protocol). An adapter that does not load is skipped: ``load_experiment`` and the
+    run name it."""
+    for arm in experiment.arms:
+        agent = experiment.arm_agent(arm)
+        try:
+            cls = load("agents", agent.adapter)
+        except Exception:
+            continue
+        method = getattr(cls, hook, None)
+        if callable(method):
+            yield arm, dict(agent.settings), method
