@@ -7,7 +7,7 @@ import pytest
 
 def test_a_provider_refusal_before_any_model_success_is_infra_and_after_one_is_not() -> None:
     from pairbench.agents._protocol import InfraFailure, RunSignals
-    from pairbench.studies.attribution_reliability._agent import provider_refused
+    from pairbench.studies.attribution_reliability._session_output import provider_refused
     from pairbench.studies.attribution_reliability.engines import EngineReport
 
     refused = EngineReport.model_validate(
