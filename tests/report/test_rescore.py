@@ -15,7 +15,8 @@ import pytest
 from pairbench import _registry as registry
 from pairbench import start_run, write_report
 from pairbench.freeze import verify_run
-from pairbench.report._rescore import RescoreRefused, code_changes
+from pairbench.freeze._code_drift import code_changes
+from pairbench.report._rescore import RescoreRefused
 
 pytestmark = pytest.mark.whole_run
 

@@ -51,7 +51,8 @@ def write_report(
         paths = write_report(Path("runs/mcp-transports-20261129T150000Z-abc123"))
         print(paths.markdown)
     """
-    from pairbench.report._rescore import code_changes, refusal, rescored_name, rescored_texts
+    from pairbench.freeze._code_drift import code_changes
+    from pairbench.report._rescore import refusal, rescored_name, rescored_texts
     from pairbench.store._run_dir import RunDir
 
     run_dir = Path(run_dir)
