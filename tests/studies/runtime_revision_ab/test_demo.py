@@ -64,6 +64,13 @@ def test_the_demo_screens_plans_approves_confirms_and_reports(
     # campaigns' counts, the grid) are the ones recorded at 2689c37, before the move.
     for stage, (run_dir, _) in stages.items():
         assert_same_numbers(f"rab-{stage}", run_dir)
+    # The declared primary analysis (the core's sign flip over trial indices) and the
+    # study's own campaign test (over its graded cells) find the same D_i.
+    summary = json.loads((stages["confirmation"][0] / "summary.json").read_text("utf-8"))
+    (primary,) = summary["primary"]
+    study_d = [d["d"] for d in summary["study"]["data"]["campaign_test"]["differences"]]
+    assert primary["test"] == "sign-flip" and primary["differences"] == study_d
+    assert primary["p_value"] == summary["study"]["data"]["campaign_test"]["sign_flip_p"]
     screening, confirmation = stages["screening"][0], stages["confirmation"][1]
     (plan_path,) = folder.glob("plan-*.json")
     plan = json.loads(plan_path.read_text(encoding="utf-8"))
