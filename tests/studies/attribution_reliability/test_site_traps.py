@@ -165,7 +165,9 @@ def test_t09_the_unlabelled_pencil_changes_the_day(browser: Browser) -> None:
         assert pen.inner_text().strip() == "" and pen.get_attribute("aria-label") is None
         pen.click()
         page.get_by_label("New day").select_option("Thursday")
-        page.get_by_role("button", name="Update").click()
+        # The form posts and the page navigates: reloading mid-navigation detaches it.
+        with page.expect_navigation():
+            page.get_by_role("button", name="Update").click()
         page.reload()
         assert "Delivery day: Thursday" in page.inner_text("main")
 
