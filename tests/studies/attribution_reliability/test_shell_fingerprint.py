@@ -34,6 +34,10 @@ from studies.attribution_reliability.shell_features import (
     shell_of,
 )
 
+# Every case's site served and crawled over HTTP (about 25 s): with the whole runs, out of
+# make test-fast.
+pytestmark = pytest.mark.whole_run
+
 CASES = load_cases()
 PACKAGES = load_packages()
 
