@@ -39,7 +39,9 @@ def _no_effect_click(site: RunningSite, page: Page, label: str) -> None:
     before_hits, before_dom, before_url = len(site.audit), _dom_hash(page), page.url
     page.get_by_role("button", name=label).click()
     page.wait_for_timeout(600)
-    assert len(site.audit) == before_hits, site.audit[before_hits:]
+    # Chromium asks for /favicon.ico on its own, whenever it gets to it: not the page's.
+    sent = [h for h in site.audit[before_hits:] if h.path != "/favicon.ico"]
+    assert sent == [], sent
     assert _dom_hash(page) == before_dom
     assert page.url == before_url
 
@@ -141,7 +143,8 @@ def test_p07_the_document_link_answers_a_styled_500(
             page.get_by_role("link", name=label).click()
         assert caught.value.status == 500
         assert page.locator("header").is_visible()  # the shop's own styled page
-        assert site.audit[-1].status == 500
+        pages = [h for h in site.audit if h.path != "/favicon.ico"]  # Chromium's own ask
+        assert pages[-1].status == 500
 
 
 def test_p08_try_again_redisplays_the_error_without_a_request(browser: Browser) -> None:
