@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from helpers.common import skip_outside_ci
 from pairbench import start_run, write_report
 from pairbench._errors import RunRefused, SpecError
 from pairbench.freeze import write_lock
@@ -32,9 +33,7 @@ PRODUCT = [f"p{i:02d}" for i in range(1, 11)]
 def _needs_bwrap() -> None:
     found = probe()
     if not found.ok:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"containment is unavailable in CI: {found.reason} (make system-deps)")
-        pytest.skip(f"containment is unavailable here: {found.reason} (make system-deps)")
+        skip_outside_ci(f"containment is unavailable: {found.reason} (make system-deps)")
 
 
 def _study(tmp_path: Path, tasks: list[str], arms: dict[str, dict[str, Any]]) -> Path:
