@@ -7,6 +7,7 @@ import ast
 import hashlib
 import os
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -57,14 +58,20 @@ def test_a_declared_output_that_is_missing_fails_the_build(tmp_path: Path) -> No
         build(tmp_path, spec, tmp_path / "venv")
 
 
-def _gone(pid: int) -> bool:
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            proc.wait(0)  # pytest is a subreaper (conftest): an orphan's zombie is ours to reap
-    except (psutil.NoSuchProcess, psutil.TimeoutExpired):
-        pass
-    return not psutil.pid_exists(pid)
+def _gone(pid: int, within_s: float = 10.0) -> bool:
+    """Whether ``pid`` is gone within ``within_s``: a SIGKILLed process dies when the kernel
+    next schedules it, which on a loaded machine can be after the kill call returned."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            proc = psutil.Process(pid)
+            if proc.status() == psutil.STATUS_ZOMBIE:
+                proc.wait(0)  # pytest is a subreaper (conftest): an orphan's zombie is ours to reap
+        except (psutil.NoSuchProcess, psutil.TimeoutExpired):
+            pass
+        if not psutil.pid_exists(pid) or time.monotonic() > deadline:
+            return not psutil.pid_exists(pid)
+        time.sleep(0.05)
 
 
 def test_a_build_past_its_timeout_is_killed_with_its_children(tmp_path: Path) -> None:
