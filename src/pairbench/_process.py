@@ -81,12 +81,14 @@ def die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _dies_with(parent: int) -> Callable[[], None]:
+def _dies_with(parent: int, then: Callable[[], None] | None = None) -> Callable[[], None]:
     def preexec() -> None:
         die_with_parent()
         # A parent that died between fork and prctl sent no signal: go now.
         if os.getppid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
+        if then is not None:  # the attempt's limits (pairbench._confine)
+            then()
 
     return preexec
 
@@ -218,13 +220,15 @@ def _forget(pid: int) -> None:
         supervisor.forget(pid)
 
 
-def _child_kwargs(env: Mapping[str, str] | None) -> dict[str, Any]:
+def _child_kwargs(
+    env: Mapping[str, str] | None, preexec: Callable[[], None] | None = None
+) -> dict[str, Any]:
     """What every child gets, sync or asyncio: the run token, its own session, and death
-    with this process."""
+    with this process (then ``preexec``, in the child before ``exec``)."""
     return {
         "env": child_env(env),
         "start_new_session": True,
-        "preexec_fn": _dies_with(os.getpid()),
+        "preexec_fn": _dies_with(os.getpid(), preexec),
     }
 
 
@@ -264,8 +268,10 @@ async def spawn(
     stderr: int | None = None,
     cwd: Path | str | None = None,
     limit: int = 2**16,
+    preexec: Callable[[], None] | None = None,
 ) -> asyncio.subprocess.Process:
-    """The asyncio twin of ``popen``; stop it with ``stop_process``.
+    """The asyncio twin of ``popen``; stop it with ``stop_process``. ``preexec`` runs in
+    the child before ``exec`` (an attempt's limits: ``Confinement.preexec``).
 
     **Usage**::
 
@@ -276,7 +282,13 @@ async def spawn(
             await stop_process(proc)
     """
     proc = await asyncio.create_subprocess_exec(
-        *argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd, limit=limit, **_child_kwargs(env)
+        *argv,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        cwd=cwd,
+        limit=limit,
+        **_child_kwargs(env, preexec),
     )
     _watch(proc.pid)
     return proc

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from pairbench.spec._limits import Limits
 from pairbench.store._records import Metric, Seeding
 from pairbench.store._transcript import Transcript
 
@@ -78,6 +79,9 @@ class AgentContext:
     """The attempt's declared worst-case cost (the task's ``cost_per_trial_usd``, else
     ``budget.cost_per_trial_usd``): what an adapter charges when its agent uses a model but
     reported no cost, rather than $0."""
+    limits: Limits = field(default_factory=Limits)
+    """The attempt's declared limits (``Experiment.arm_limits``): a subprocess adapter
+    enforces them (``pairbench._confine``) and raises ``LimitReached`` when one is reached."""
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,28 @@ def check(file: Path = typer.Argument(..., help="The experiment.yaml to validate
         err.print(f"{len(problems)} problem(s) found in {file}.", style="bold red")
         raise typer.Exit(2)
     out.print(f"{file}: ok")
-    for line in _study_lines(file):
+    for line in [*_limit_lines(file), *_study_lines(file)]:
         out.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _limit_lines(file: Path) -> list[str]:
+    """The per-attempt limits in force in each arm, and what enforces each on this machine."""
+    from pairbench._confine import mechanisms
+    from pairbench.spec._load import load_experiment
+
+    exp = load_experiment(file).experiment
+    by_arm = {arm: exp.arm_limits(arm) for arm in exp.arms}
+    lines = ["limits per attempt:"]
+    if len(set(by_arm.values())) == 1:
+        lines.append(f"  every arm: {', '.join(next(iter(by_arm.values())).lines())}")
+    else:
+        lines += [f"  {arm}: {', '.join(limits.lines())}" for arm, limits in by_arm.items()]
+    how = mechanisms()
+    lines.append(
+        f"  enforced by: output {how.output}; memory {how.memory}; processes "
+        f"{how.processes}; file size {how.file_size}"
+    )
+    return lines
 
 
 def _study_lines(file: Path) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from pairbench import _registry
 from pairbench._clock import now_iso
+from pairbench._confine import LimitReached
 from pairbench._template import render
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
@@ -34,6 +35,7 @@ from pairbench.runner._trial_servers import (
     stop_trial_servers,
 )
 from pairbench.schedule._plan import Pair, TrialKey
+from pairbench.store._answer import stored_answer
 from pairbench.store._records import Grade, Outcome, TrialResult
 from pairbench.store._transcript import Transcript
 
@@ -312,6 +314,7 @@ async def _prepare(
         worst_cost_usd=exp.budget.cost_per_trial_usd
         if task.cost_per_trial_usd is None
         else task.cost_per_trial_usd,
+        limits=exp.arm_limits(key.arm),
     )
     return _Prepared(at, agent, ctx, fixture, fixture_dir, content, probes, started)
 
@@ -328,6 +331,10 @@ async def _run_agent(prep: _Prepared) -> _Ran | AttemptRecord:
     except TimeoutError:
         reason = f"hit the {timeout_s:g} s trial timeout"
         return _Ran(None, "timeout", reason, (time.perf_counter() - t0) * 1000)
+    except LimitReached as exc:
+        # The agent's own failure, like a timeout: scored as a miss, never re-run.
+        transcript.emit("limit_reached", limit=exc.kind, message=str(exc))
+        return _Ran(None, exc.kind, str(exc), (time.perf_counter() - t0) * 1000)
     except (FixtureError, InfraFailure) as exc:
         transcript.emit("error", message=str(exc))
         # Kept with its metrics: a server that failed to connect is still a result of the
@@ -384,7 +391,8 @@ def _grade(prep: _Prepared, ran: _Ran) -> AttemptRecord:
         metrics=compute_metrics(ran.wall_ms, events, state, output),
         validity=classify_validity(exp.arms[at.key.arm], events, state),
         security=assess_security(prep.probes, probe, at.rc.secrets(), final, events, state),
-        final_answer=final,
+        # Graders judged the whole answer; the record keeps at most the declared bytes.
+        final_answer=None if final is None else stored_answer(final, prep.ctx.limits.final_answer),
         seeding=output.seeding if output else None,
         models_seen=list(dict.fromkeys(output.models)) if output else [],
     )

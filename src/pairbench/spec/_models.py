@@ -11,6 +11,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pairbench._model import Frozen
 from pairbench.spec._hypotheses import Hypothesis
 from pairbench.spec._ids import EnvName, SafeId
+from pairbench.spec._limits import LimitOverrides, Limits
 from pairbench.spec._policies import (
     Budget,
     CampaignOrder,
@@ -252,6 +253,9 @@ class Arm(Frozen):
     resources: Resources | None = Field(default=None, exclude_if=lambda v: v is None)
     """Per-attempt Ray resources, e.g. ``{num_cpus: 1, memory_mb: 512}`` (``--executor ray``).
     Left out of the canonical form when unset, so older experiments keep their hash."""
+    limits: LimitOverrides | None = Field(default=None, exclude_if=lambda v: v is None)
+    """This arm's per-attempt limits where they differ from ``budget.limits``. Left out of
+    the canonical form when unset."""
 
 
 class Experiment(Frozen):
@@ -355,6 +359,10 @@ class Experiment(Frozen):
     def arm_agent(self, arm: str) -> AgentSpec:
         """The agent that runs in ``arm``."""
         return self.arms[arm].agent or self.agent
+
+    def arm_limits(self, arm: str) -> Limits:
+        """The per-attempt limits in force in ``arm``: the budget's, with the arm's own."""
+        return self.budget.limits.merged(self.arms[arm].limits)
 
     def task(self, task_id: str) -> Task:
         """The task with id ``task_id`` (``KeyError`` if none has it)."""

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from pairbench._model import Frozen
+from pairbench.spec._limits import Limits
 
 MAX_TIMEOUT_S = 86_400.0
 """The longest trial timeout: a day. Longer is a unit slip (milliseconds for seconds)."""
@@ -53,6 +54,9 @@ class Budget(Frozen):
     """Each worker slot after the first opens this many seconds after the one before (a
     protocol's "two runner processes, started 10 s apart"); the attempts' start times in the
     journal show it. Left out of the hash at 0."""
+    limits: Limits = Field(default_factory=Limits, exclude_if=lambda v: v == Limits())
+    """What each attempt may use (output, stored answer, memory, processes, file size); an
+    arm's ``limits:`` overrides some of them. Left out of the hash at the defaults."""
 
 
 class InfraPolicy(Frozen):

@@ -78,7 +78,8 @@ class TrialRow(_Line):
     kept: bool
     """True for an infra or interrupted attempt kept beside the final one (not a final)."""
     outcome: str
-    """passed, failed, parse_failure, agent_error, timeout, infra, interrupted or not_run."""
+    """passed, failed, parse_failure, agent_error, timeout, output_limit, memory_limit,
+    disk_limit, process_limit, infra, interrupted or not_run."""
     start_order: int = 0
     """The arm's position in its pair's order (0 ran first)."""
     simulated: bool = False

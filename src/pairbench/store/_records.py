@@ -10,17 +10,22 @@ from pairbench._model import Frozen
 from pairbench.spec._server_identity import ServerIdentity
 
 Outcome = Literal[
-    "passed", "failed", "parse_failure", "agent_error", "timeout", "infra", "not_run", "interrupted"
-]
+    "passed", "failed", "parse_failure", "agent_error", "timeout",
+    "output_limit", "memory_limit", "disk_limit", "process_limit",
+    "infra", "not_run", "interrupted",
+]  # fmt: skip
 """Every outcome an attempt can have (see ARCHITECTURE.md, Outcomes)."""
 
+LIMIT_OUTCOMES: tuple[str, ...] = ("output_limit", "memory_limit", "disk_limit", "process_limit")
+"""A declared per-attempt limit reached (``budget.limits``): agent failures, like ``timeout``."""
+
 FINAL_OUTCOMES: frozenset[str] = frozenset(
-    {"passed", "failed", "parse_failure", "agent_error", "timeout", "not_run"}
+    {"passed", "failed", "parse_failure", "agent_error", "timeout", *LIMIT_OUTCOMES, "not_run"}
 )
 """Outcomes that end a trial: resume never re-runs them. ``infra`` and ``interrupted`` do not."""
 
 SCORED_OUTCOMES: frozenset[str] = frozenset(
-    {"passed", "failed", "parse_failure", "agent_error", "timeout"}
+    {"passed", "failed", "parse_failure", "agent_error", "timeout", *LIMIT_OUTCOMES}
 )
 """Outcomes that enter success-rate denominators (``not_run`` is listed as a miss, apart)."""
 

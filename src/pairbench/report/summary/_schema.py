@@ -165,7 +165,8 @@ class Arm(Record):
     arm: str
     """The arm."""
     outcomes: dict[str, int]
-    """Count of each outcome: passed, failed, parse_failure, agent_error, timeout, infra,
+    """Count of each outcome: passed, failed, parse_failure, agent_error, timeout, output_limit,
+    memory_limit, disk_limit, process_limit, infra,
     not_run, interrupted (in that order); kept attempts counted by their own outcome."""
     scored: int
     """Count of scored outcomes."""

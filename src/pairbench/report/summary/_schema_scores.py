@@ -32,7 +32,8 @@ class FailureGroup(Record):
     agent or grader text, stored as given; renderers escape it."""
 
     outcome: str
-    """failed, parse_failure, agent_error or timeout."""
+    """failed, parse_failure, agent_error, timeout or a limit reached (output_limit,
+    memory_limit, disk_limit, process_limit)."""
     reason: str
     """The recorded reason (empty when none was recorded)."""
     trials: int

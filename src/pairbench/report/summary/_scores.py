@@ -12,7 +12,10 @@ import numpy.typing as npt
 from pairbench.report.summary._common import proportion
 from pairbench.report.summary._frame import Frame
 
-FAILED_OUTCOMES = ("failed", "parse_failure", "agent_error", "timeout")
+FAILED_OUTCOMES = (
+    "failed", "parse_failure", "agent_error", "timeout",
+    "output_limit", "memory_limit", "disk_limit", "process_limit",
+)  # fmt: skip
 """Scored outcomes that are not a pass: each such final trial has its reason listed."""
 EXAMPLES = 10
 """Trials named per failure reason; the count covers them all."""

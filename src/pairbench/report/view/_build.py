@@ -14,6 +14,7 @@ from pairbench.report.view import _primary as vprimary
 from pairbench.report.view import _requests as vr
 from pairbench.report.view import _study as vs
 from pairbench.report.view._doc import Block, Figure, Omitted, Section, Table, View
+from pairbench.store._records import LIMIT_OUTCOMES
 from pairbench.studies import StudyReport, load_study
 
 NO_RUNS = "No runs recorded."
@@ -24,6 +25,10 @@ OUTCOME_HEADERS = (
     "parse_failure",
     "agent_error",
     "timeout",
+    "output_limit",
+    "memory_limit",
+    "disk_limit",
+    "process_limit",
     "infra (attempts kept)",
     "not_run (misses)",
     "interrupted",
@@ -36,9 +41,18 @@ def _per_arm(arms: list[str], cells: Mapping[str, Any], fmt: Any) -> list[str]:
 
 def _outcomes(s: Mapping[str, Any]) -> Section:
     conf = s["confidence"]
+    # A limit column appears only when some arm reached that limit: most runs never do.
+    shown = [
+        i
+        for i, name in enumerate(OUTCOME_HEADERS)
+        if name not in LIMIT_OUTCOMES or any(a["outcomes"].get(name) for a in s["arms"])
+    ]
     counts = Table(
-        ["Arm", *OUTCOME_HEADERS],
-        [[a["arm"], *(str(v) for v in a["outcomes"].values())] for a in s["arms"]],
+        ["Arm", *(OUTCOME_HEADERS[i] for i in shown)],
+        [
+            [a["arm"], *(str(v) for i, v in enumerate(a["outcomes"].values()) if i in shown)]
+            for a in s["arms"]
+        ],
     )
     rates = Table(
         [
@@ -61,7 +75,8 @@ def _outcomes(s: Mapping[str, Any]) -> Section:
         ],
     )
     note = (
-        "Scored outcomes: passed, failed, parse_failure, agent_error, timeout. not_run trials "
+        "Scored outcomes: passed, failed, parse_failure, agent_error, timeout and a limit "
+        "reached (output_limit, memory_limit, disk_limit, process_limit). not_run trials "
         "are misses, counted apart; infra and interrupted attempts are not scored. "
         f"Intervals are {conf:.0%} Wilson score intervals."
     )
