@@ -49,5 +49,5 @@ def stored_answer(answer: str, limit: int) -> str:
         f"\n{CUT_MARKER} {len(raw)} bytes, sha256 {hashlib.sha256(raw).hexdigest()}; "
         f"the first and last parts are kept\n"
     )
-    half = (limit - len(marker)) // 2
+    half = (limit - _json_size(marker)) // 2
     return _fit(answer, half, tail=False) + marker + _fit(answer, half, tail=True)

@@ -1,0 +1,157 @@
+"""Hostile subjects against the command agent's declared limits: real processes, one run.
+
+Each arm misbehaves in its own way; one run holds them all, so each test also shows that
+the run went on past the attempt, completed, and wrote its report.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from pairbench import start_run, write_report
+from pairbench._cgroup import available
+from pairbench.cli import app
+from pairbench.store._answer import CUT_MARKER
+
+pytestmark = pytest.mark.whole_run
+
+GIB_NO_NEWLINE = (
+    "import sys\nb = b'x' * (1 << 20)\nfor _ in range(1024): sys.stdout.buffer.write(b)"
+)
+BINARY = (
+    "import sys\nsys.stdout.buffer.write(bytes(range(256)) * 64 + b'\\xff\\xfe\\xc3\\n\\x00ok')\n"
+    "sys.stderr.buffer.write(b'\\xe2\\x82 cut mid-character')"
+)
+LONG_ANSWER = "import sys\nfor i in range(30000): print(f'line {i} \\x01\\x02 ' + 'y' * 80)"
+BIG_FILE = "head -c 2097152 /dev/zero > big; echo still here"
+SLEEPERS = "for i in $(seq 2000); do sleep 30 & done; wait"
+HOG = "b = []\nwhile True: b.append(b'x' * (16 << 20))"
+
+
+def _py(script: str, limits: str = "") -> str:
+    agent = json.dumps({"adapter": "command", "settings": {"command": ["python3", "-c", script]}})
+    return f"{{agent: {agent}{', limits: ' + limits if limits else ''}}}"
+
+
+def _sh(script: str, limits: str = "") -> str:
+    agent = json.dumps({"adapter": "command", "settings": {"command": ["sh", "-c", script]}})
+    return f"{{agent: {agent}{', limits: ' + limits if limits else ''}}}"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("limits")
+    (root / "p.md").write_text("Answer.\n", encoding="utf-8")
+    arms = {
+        "fine": _py("print('ok')"),
+        "spew_small": _py(GIB_NO_NEWLINE, "{output_per_stream: 1 MiB}"),
+        "spew_default": _py(GIB_NO_NEWLINE),
+        "binary": _py(BINARY),
+        "long_answer": _py(LONG_ANSWER, "{final_answer: 64 KiB}"),
+        "big_file": _sh(BIG_FILE, "{file_size: 1 MiB}"),
+        "sleepers": _sh(SLEEPERS),
+        "hog": _py(HOG, "{memory: 64 MiB}"),
+    }
+    body = "\n".join(f"  {name}: {spec}" for name, spec in arms.items())
+    exp = root / "experiment.yaml"
+    exp.write_text(
+        "id: hostile\nversion: '1'\ntrials: 1\n"
+        "budget: {trial_timeout_s: 60, concurrency: 2}\n"
+        "agent: {adapter: command, settings: {command: [python3, -c, \"print('ok')\"]}}\n"
+        f"arms:\n{body}\n"
+        "tasks:\n  - {id: t, prompt: p.md, grader: {name: exact-answer, args: {expect: ok}}}\n",
+        encoding="utf-8",
+    )
+    outcome = start_run(exp, root / "runs", run_seed=3)
+    write_report(outcome.run_dir)
+    results = {r.arm: r for r in outcome.results}
+    return {"outcome": outcome, "results": results, "exp": exp}
+
+
+def _files(run: dict[str, Any], arm: str, pattern: str) -> list[Path]:
+    return sorted(Path(run["outcome"].run_dir).rglob(pattern), key=str)
+
+
+def test_the_run_completes_past_every_hostile_attempt_and_writes_its_report(
+    run: dict[str, Any],
+) -> None:
+    assert run["outcome"].status == "complete"
+    assert run["results"]["fine"].outcome == "passed"
+    report = (Path(run["outcome"].run_dir) / "report.md").read_text(encoding="utf-8")
+    for kind in ("output_limit", "memory_limit", "disk_limit", "process_limit"):
+        assert kind in report
+    arms = json.loads((Path(run["outcome"].run_dir) / "summary.json").read_text())["arms"]
+    counts = {a["arm"]: a["outcomes"] for a in arms}
+    assert counts["spew_small"]["output_limit"] == 1
+    assert counts["big_file"]["disk_limit"] == 1
+
+
+def test_a_gib_of_stdout_without_a_newline_stops_at_the_output_limit(run: dict[str, Any]) -> None:
+    for arm, limit in (("spew_small", 1 << 20), ("spew_default", 16 << 20)):
+        result = run["results"][arm]
+        assert result.outcome == "output_limit", result.reason
+        assert "stdout passed the" in result.reason
+        transcript = next(
+            p for p in _files(run, arm, "*.jsonl") if f"/{arm}/" in str(p) or arm in p.name
+        )
+        ends = [
+            e
+            for e in map(json.loads, transcript.read_text(encoding="utf-8").splitlines())
+            if e["kind"] == "stream_end" and e["stream"] == "stdout"
+        ]
+        assert ends and ends[0]["bytes"] == limit
+        # The transcript holds the limit's worth, not the gigabyte.
+        assert transcript.stat().st_size < limit * 1.2
+
+
+def test_binary_and_invalid_utf8_output_is_kept_as_replacement_text(run: dict[str, Any]) -> None:
+    result = run["results"]["binary"]
+    assert result.outcome == "failed"  # graded as an answer: it is just not "ok"
+    assert result.final_answer is not None and "\ufffd" in result.final_answer
+
+
+def test_a_long_answer_is_stored_as_head_and_tail_with_its_size_and_hash(
+    run: dict[str, Any],
+) -> None:
+    result = run["results"]["long_answer"]
+    assert result.outcome == "failed"
+    assert result.final_answer is not None
+    assert CUT_MARKER in result.final_answer and "sha256 " in result.final_answer
+    assert result.final_answer.startswith("line 0 ")
+    assert result.final_answer.rstrip().endswith("y" * 80)
+    for path in _files(run, "long_answer", "*.json"):
+        assert path.stat().st_size < 1.1 * (1 << 20), path
+
+
+def test_a_file_past_the_size_limit_is_a_disk_limit(run: dict[str, Any]) -> None:
+    result = run["results"]["big_file"]
+    assert result.outcome == "disk_limit", result.reason
+    assert "1 MiB file size limit" in result.reason
+
+
+def test_two_thousand_sleeping_processes_reach_the_process_limit(run: dict[str, Any]) -> None:
+    if "pids" not in available():
+        pytest.skip("no writable pids cgroup here: RLIMIT_NPROC, which root ignores")
+    result = run["results"]["sleepers"]
+    assert result.outcome == "process_limit", result.reason
+    # Stopped when the limit fired, not at the sleepers' 30 s or the trial timeout.
+    assert result.metrics is not None and result.metrics.wall_ms.value is not None
+    assert result.metrics.wall_ms.value < 20_000
+
+
+def test_a_memory_hog_reaches_the_memory_limit(run: dict[str, Any]) -> None:
+    result = run["results"]["hog"]
+    assert result.outcome == "memory_limit", result.reason
+
+
+def test_check_prints_the_limits_in_force_per_arm(run: dict[str, Any]) -> None:
+    shown = CliRunner().invoke(app, ["check", str(run["exp"])])
+    assert shown.exit_code == 0, shown.output
+    assert "spew_small: output per stream 1 MiB" in shown.output
+    assert "hog: output per stream 16 MiB, final answer stored 1 MiB, memory 64 MiB" in shown.output
+    assert "enforced by:" in shown.output and "file size RLIMIT_FSIZE" in shown.output
