@@ -280,6 +280,7 @@ def _facts(r: TrialResult) -> list[tuple[str, str]]:
         ("models seen", ", ".join(r.models_seen) or "—"),
         ("servers", text({k: v.model_dump() for k, v in r.servers.items()} or None)),
         ("transcript sha256", text(r.transcript_sha256)),
+        ("workspace", r.workspace.summary() if r.workspace else "every file kept"),
     ]
 
 
