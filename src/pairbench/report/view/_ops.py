@@ -183,9 +183,9 @@ def attention(s: Mapping[str, Any]) -> Section:
         blocks.append(
             f"{a['workspaces_not_kept']} attempt(s) left a workspace over "
             f"budget.workspace_kept: {a['workspace_files_not_kept']} file(s) not kept in the "
-            "run folder (graders read them first); each attempt's "
-            "work/<arm>/<task>/<trial>.<attempt>.manifest.json lists every file's name, size "
-            "and SHA-256."
+            "run folder (graders read them first); a manifest beside each such attempt's "
+            "work folder (work/ARM/TASK/TRIAL.ATTEMPT.manifest.json) lists every file's name, "
+            "size and SHA-256."
         )
     entries = [e for k in ("not_run", "infra", "interrupted", "agent_error") for e in a[k]]
     if entries:
