@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -15,13 +15,12 @@ from typing import Any
 
 import pytest
 
-from helpers.common import events_of
-from pairbench import resume_run, start_run
-from pairbench._errors import RunDirError
+from helpers.common import checkout_env, events_of
+from pairbench import start_run
 from pairbench.agents._scripted import ScriptedAgent
 from pairbench.freeze import verify_run
 from pairbench.runner._progress import RunProgress
-from pairbench.store import Journal, RunDir, _commit, sha256_file
+from pairbench.store import Journal, RunDir, sha256_file
 from pairbench.store._events import AttemptFinished, AttemptStarted
 from pairbench.store._load_run import read_run_info
 
@@ -257,29 +256,49 @@ def test_ctrl_c_keeps_the_attempts_in_flight_as_durable_interrupted_records(
     assert not list(outcome.run_dir.rglob("*.partial")) and not list(outcome.run_dir.rglob("*.tmp"))
 
 
+_FULL_DISK = """
+import errno, sys
+from pairbench.store import _commit
+real, calls = _commit.GroupCommitter._put, [0]
+def full_disk(file):
+    calls[0] += 1
+    if calls[0] >= 3:  # from the third record on, the disk stays full
+        raise OSError(errno.ENOSPC, "No space left on device", str(file.path))
+    real(file)
+_commit.GroupCommitter._put = staticmethod(full_disk)
+from pairbench.cli import main
+sys.argv = ["pairbench", *sys.argv[1:]]
+main()
+"""
+
+
 def test_a_disk_error_while_committing_stops_the_run_with_a_fix_and_resume_finishes_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
+    # The real CLI in a child whose disk fills up after two records: attempts in flight
+    # when the run stops queue `interrupted` records that fail too, and each failure once
+    # printed asyncio's "Future exception was never retrieved" traceback after the error.
     exp = _experiment(tmp_path, _sleeper(0.05), tasks=3, trials=2, slots=2)
-    real = _commit.GroupCommitter._put
-    calls = {"n": 0}
-
-    def full_disk(file: _commit.PutFile) -> None:
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise OSError(errno.ENOSPC, "No space left on device", str(file.path))
-        real(file)
-
-    monkeypatch.setattr(_commit.GroupCommitter, "_put", staticmethod(full_disk))
-    with pytest.raises(RunDirError, match="storing the run's records failed") as raised:
-        start_run(exp, tmp_path / "runs", run_seed=1)
-    assert "pairbench resume" in str(raised.value)
-    run_dir = next((tmp_path / "runs").iterdir())
+    runs = tmp_path / "runs"
+    env = checkout_env()
+    run = [sys.executable, "-c", _FULL_DISK, "run", str(exp), "--runs-dir", str(runs)]
+    stopped = subprocess.run([*run, "--run-seed", "1"], capture_output=True, text=True, env=env)
+    assert stopped.returncode != 0
+    errors = stopped.stderr.strip().splitlines()
+    assert len(errors) == 1, stopped.stderr  # the one error, and nothing after it
+    assert "storing the run's records failed" in errors[0] and "pairbench resume" in errors[0]
+    assert "Traceback" not in stopped.stderr and "never retrieved" not in stopped.stderr
+    run_dir = next(runs.iterdir())
     status = read_run_info(RunDir.open(run_dir)).status  # a journal event, not run.json
     assert status.startswith("stopped: storing the run's records failed")
-    monkeypatch.setattr(_commit.GroupCommitter, "_put", staticmethod(real))
-    resumed = resume_run(run_dir)
-    assert resumed.status == "complete"
+    # Space freed: the resume (the real CLI, without the fault) finishes the run.
+    resumed = subprocess.run(
+        [sys.executable, "-m", "pairbench", "resume", str(run_dir)],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Traceback" not in resumed.stderr
+    assert read_run_info(RunDir.open(run_dir)).status == "complete"
     assert verify_run(run_dir) == []
 
 

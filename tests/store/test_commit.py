@@ -238,3 +238,33 @@ def test_a_start_is_not_held_up_by_a_batch_of_other_attempts_files(
 
     events = _run(tmp_path, body)
     assert [e.event for e in events] == ["attempt_started"] + ["attempt_finished"] * 3
+
+
+def test_a_queued_entry_that_fails_is_reported_once_not_left_unretrieved(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A record queued by an attempt being cancelled has no one awaiting it: its failure
+    # (here a real one: its folder's name is taken by a file) is the committer's
+    # `unstored`, and asyncio never logs "Future exception was never retrieved".
+    import gc
+
+    (tmp_path / "results").write_bytes(b"not a folder")
+    journal = Journal(tmp_path / "journal.jsonl")
+    seen: list[BaseException | None] = []
+
+    async def main() -> None:
+        committer = GroupCommitter(journal, tmp_path)
+        ok = AttemptFinished(key="a/t/0", attempt=1, outcome="interrupted")
+        committer.queue(CommitEntry(ok))
+        bad = PutFile(tmp_path / "results" / "a" / "0.json", b"{}")
+        committer.queue(CommitEntry(AttemptFinished(key="a/t/1", attempt=1), (bad,)))
+        await committer.aclose()
+        seen.append(committer.unstored)
+
+    with caplog.at_level("ERROR", logger="asyncio"):
+        asyncio.run(main())
+        gc.collect()
+    journal.close()
+    assert isinstance(seen[0], OSError)
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
+    assert "a/t/1" not in _keys(Journal.read(tmp_path / "journal.jsonl"))

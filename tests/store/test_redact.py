@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from helpers.common import checkout_env
 from pairbench.store._redact import Redactor, stored_env, stored_secret
 
 TOKEN = "tok-0123456789abcdef"
@@ -105,3 +108,76 @@ def test_no_spelling_of_the_value_survives(value: str, before: str, after: str) 
     line = r.redact_line({"text": text, value: [value]})
     assert value not in line and json.dumps(value)[1:-1] not in line
     assert json.loads(line)["text"].count("[redacted:S]") >= 1
+
+
+def _streamed(r: Redactor, data: bytes, path: Path, chunk: int) -> bytes:
+    path.write_bytes(data)
+    r.redact_file(path, chunk=chunk)
+    return path.read_bytes()
+
+
+def test_a_value_straddling_a_chunk_boundary_is_redacted(tmp_path: Path) -> None:
+    # Read 16 bytes at a time, the 20-byte value is cut in two at every one of its offsets
+    # across the first boundary (and the last of its forms sits at the file's very end).
+    r = Redactor({"K": TOKEN})
+    path = tmp_path / "f.bin"
+    for start in range(16 - len(TOKEN), 17):
+        data = b"a" * start + TOKEN.encode() + b"b" * 5 + TOKEN.encode()
+        out = _streamed(r, data, path, chunk=16)
+        assert out == b"a" * start + b"[redacted:K]bbbbb[redacted:K]", start
+    assert not r.redact_file(path, chunk=16)  # nothing left: the file is not rewritten
+
+
+def test_a_file_without_a_value_is_left_as_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"tok-0123456789abcde" * 100)  # one byte short of the value, repeated
+    inode = path.stat().st_ino
+    assert not Redactor({"K": TOKEN}).redact_file(path, chunk=7)
+    assert path.stat().st_ino == inode  # not replaced
+
+
+@given(
+    data=st.lists(st.sampled_from([b"x", b"tok-", TOKEN.encode(), b"abcdefgh", b"\xff"])),
+    chunk=st.integers(min_value=1, max_value=40),
+)
+def test_streaming_redacts_the_same_spans_as_the_whole_file(data: list[bytes], chunk: int) -> None:
+    # Two values, one inside the other: the longest must win in chunks as it does whole.
+    import tempfile
+
+    r = Redactor({"K": TOKEN, "SHORT": "abcdefgh", "LONG": "abcdefgh" + TOKEN})
+    whole = b"".join(data)
+    with tempfile.TemporaryDirectory() as folder:
+        assert _streamed(r, whole, Path(folder) / "f", chunk) == r.redact_bytes(whole)
+
+
+_PEAK = """
+import resource, sys
+from pathlib import Path
+from pairbench.store._redact import Redactor
+path, size, token = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+with path.open("wb") as handle:  # sparse: quick to write, as big as it says to the reader
+    handle.truncate(size)
+    handle.seek(size // 2 - 7)
+    handle.write(token.encode())
+r = Redactor({"K": token})
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+assert r.redact_file(path)
+print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_redacting_a_big_file_keeps_memory_flat(tmp_path: Path) -> None:
+    # A 256 MiB file holding a value at a 1 MiB chunk boundary, redacted in a child: its
+    # peak resident memory grows by a few chunks, not by the file (it once read it whole).
+    size = 256 << 20
+    path = tmp_path / "big.bin"
+    child = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(path), str(size), TOKEN],
+        capture_output=True, text=True, env=checkout_env(), check=True,
+    )  # fmt: skip
+    before_kib, peak_kib = map(int, child.stdout.split())
+    assert (peak_kib - before_kib) * 1024 < 16 << 20, (before_kib, peak_kib)
+    assert path.stat().st_size == size - len(TOKEN) + len("[redacted:K]")
+    with path.open("rb") as handle:
+        handle.seek(size // 2 - 7)
+        assert handle.read(12) == b"[redacted:K]"

@@ -246,8 +246,9 @@ def test_a_damaged_run_is_named_with_its_fix_not_a_traceback(tmp_path: Path) -> 
     assert listing.status_code == 200
     assert "journal.jsonl:2: not a JSON line" in listing.text
     assert "not a pairbench run.json" in listing.text and "Fix: restore it" in listing.text
+    # The list reads the journal's rows, as the report does (never a record file, whose
+    # answer may be large): it stands, and the trial's own page names the damaged file.
     trials = client.get(f"/runs/{bad_record.name}/trials")
-    assert trials.status_code == 500 and "0.json: not a readable pairbench record" in trials.text
-    assert "Traceback" not in trials.text
+    assert trials.status_code == 200 and "Traceback" not in trials.text
     trial = client.get(f"/runs/{bad_record.name}/trials/a/t1/0").text
     assert "0.json: not a readable pairbench record" in trial  # the attempt says, the page stands

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
 from contextlib import suppress
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from pairbench.schedule._plan import Pair, TrialKey
 from pairbench.store._answer import stored_answer
 from pairbench.store._records import Grade, Outcome, TrialResult
 from pairbench.store._transcript import Transcript
+from pairbench.store._walk import remove_tree
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,6 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
     exp = rc.loaded.experiment
     leaves_files = rc.uses_workdir(key.arm) or tools or bool(exp.task(key.task).fixture)
     tmp = short_tmp() if needs_tmp else None
-    rel = rc.run_dir.fixture_rel(key, attempt)
     try:
         prepared = await _prepare(rc, key, pair, attempt, tmp)
         if isinstance(prepared, AttemptRecord):
@@ -108,16 +107,19 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
         # thread hop, which would cost it more than all its own bookkeeping.
         if leaves_files:
             loop = asyncio.get_running_loop()
-            await loop.run_in_executor(folder_pool(), rc.redact_attempt_files, rel)
+            kept = await loop.run_in_executor(folder_pool(), rc.keep_attempt_files, key, attempt)
+            if kept is not None:  # the record says what was not kept, and why
+                result = done.result.model_copy(update={"workspace": kept})
+                done = AttemptRecord(result, done.transcript)
         return done
     except BaseException:
         # An interrupted attempt's files are kept too; a failure here must not hide why.
         with suppress(Exception):
-            rc.redact_attempt_files(rel)
+            rc.keep_attempt_files(key, attempt)
         raise
     finally:
         if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove_tree(tmp)  # the agent's TMPDIR: however deep it nested its folders
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from pairbench.spec._models import MIN_SECRET_CHARS, AgentSpec, Experiment, env_
 from pairbench.store._records import Outcome, TrialResult
 from pairbench.store._redact import Redactor, stored_env
 from pairbench.store._run_dir import RunDir
+from pairbench.store._workspace import WorkspaceKept, cap_workspace
 
 CANARY_ENV = "PAIRBENCH_CANARY"
 """The harness's own canary secret: it must never reach an agent's environment or output."""
@@ -177,11 +178,19 @@ class RunContext:
             **fields,
         )
 
-    def redact_attempt_files(self, rel: str) -> None:
-        """Redact what an attempt left in its work and fixture folders (``rel``: see
-        ``RunDir.fixture_rel``): files its agent, servers and fixture wrote."""
-        for folder in (self.run_dir.path / "work" / rel, self.run_dir.fixtures_root / rel):
+    def keep_attempt_files(self, key: TrialKey, attempt: int) -> WorkspaceKept | None:
+        """What an attempt left in its work and fixture folders, as the run folder keeps
+        it: the workspace capped at ``budget.workspace_kept`` (its manifest beside it; None
+        when all of it fits), then every kept file its agent, servers and fixture wrote
+        redacted."""
+        rel = self.run_dir.fixture_rel(key, attempt)
+        work = self.run_dir.path / "work" / rel
+        cap = self.loaded.experiment.budget.workspace_kept
+        manifest = self.run_dir.workspace_manifest(key, attempt)
+        kept = cap_workspace(work, manifest, self.run_dir.path, cap, self.redactor())
+        for folder in (work, self.run_dir.fixtures_root / rel):
             self.redactor().redact_tree(folder)
+        return kept
 
     def grader(self, name: str) -> Grader:
         if name not in self._graders:

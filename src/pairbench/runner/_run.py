@@ -99,6 +99,11 @@ class Executor:
     def _finish(self, key: TrialKey, rec: AttemptRecord) -> asyncio.Future[None]:
         """Queue the attempt's record, transcript and ``attempt_finished`` line; the future
         resolves once all three are durable."""
+        return self.commits.submit(self._finished(key, rec))
+
+    def _finished(self, key: TrialKey, rec: AttemptRecord) -> CommitEntry:
+        """The attempt's record and transcript, staged, with their ``attempt_finished``
+        line."""
         run_dir = self.rc.run_dir
         working = run_dir.working_transcript(key, rec.result.attempt)
         written = rec.transcript.hand_over()
@@ -126,8 +131,7 @@ class Executor:
         # the agent really produced; the row is built from the record as stored.
         stored, result = run_dir.stage_record(key, result, kept, self.rc.redactor())
         moved = () if transcript_sha is None else (MoveFile(working, target, handle),)
-        return self._event(
-            (*moved, stored),
+        return CommitEntry(
             AttemptFinished(
                 key=key.label,
                 attempt=result.attempt,
@@ -139,6 +143,7 @@ class Executor:
                 row=trial_row(result, kept=result.outcome in {"infra", "interrupted"}),
                 files=attempt_files(run_dir, key, result.attempt),
             ),
+            (*moved, stored),
         )
 
     def _bare_result(
@@ -228,9 +233,10 @@ class Executor:
 
     def _interrupted(self, key: TrialKey, pair: Pair, attempt: int, reason: str) -> None:
         # Queued, not awaited: the task is being cancelled. run_with_signals commits
-        # everything queued (GroupCommitter.aclose) before the process exits.
+        # everything queued (GroupCommitter.aclose) before the process exits, and raises
+        # the first failure among them (GroupCommitter.unstored) as the run's store error.
         result = self._bare_result(key, pair, attempt, "interrupted", reason)
-        self._finish(key, AttemptRecord(result=result, transcript=Transcript(None)))
+        self.commits.queue(self._finished(key, AttemptRecord(result, Transcript(None))))
 
     async def _trial(
         self,

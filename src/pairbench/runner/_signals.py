@@ -36,6 +36,11 @@ async def run_with_signals(executor: Executor, concurrency: int) -> str:
         else:
             os.environ[CANARY_ENV] = previous
         executor.journal.close()
+    unstored = executor.commits.unstored
+    if unstored is not None:
+        # An interrupted attempt's record did not reach the disk: the run stops on that
+        # store error (one message, naming the resume), not as a clean interruption.
+        raise unstored
     if status == "complete" and executor.state.stop_reason is not None:
         status = f"stopped: {executor.state.stop_reason}"
     elif status == "complete" and executor.state.budget_reason is not None:

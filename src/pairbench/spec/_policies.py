@@ -17,6 +17,10 @@ MAX_CONCURRENCY = 10_000
 a run fails on the machine's limits before it gets any faster."""
 
 
+WORKSPACE_KEPT = 256 << 20
+"""``budget.workspace_kept``'s default, in bytes: more than a normal agent writes."""
+
+
 class CampaignOrder(Frozen):
     """``order: {block: campaign}``: arms run in campaigns, not arm after arm per task.
 
@@ -57,6 +61,13 @@ class Budget(Frozen):
     limits: Limits = Field(default_factory=Limits, exclude_if=lambda v: v == Limits())
     """What each attempt may use (output, stored answer, memory, processes, file size); an
     arm's ``limits:`` overrides some of them. Left out of the hash at the defaults."""
+    workspace_kept: int = Field(
+        default=WORKSPACE_KEPT, ge=0, exclude_if=lambda v: v == WORKSPACE_KEPT
+    )
+    """Bytes of an attempt's workspace kept in the run folder (default 256 MiB). Over it,
+    graders still read every file; then the smallest files are kept while they fit and a
+    manifest of every file's name, size and SHA-256 replaces the rest. Left out of the
+    hash at its default."""
 
 
 class InfraPolicy(Frozen):

@@ -26,7 +26,9 @@ a batch commits.
     await committer.commit(CommitEntry(AttemptStarted(key="a/t/0", attempt=1)))
     durable = committer.submit(CommitEntry(finished, (PutFile(result_path, data),)))
     await durable                 # the files and the line are on disk
+    committer.queue(CommitEntry(interrupted, (PutFile(result_path, data),)))  # no waiter
     await committer.aclose()      # commits whatever is still pending (Ctrl-C included)
+    committer.unstored            # the first error of a queued entry, or None
 """
 
 from __future__ import annotations
@@ -108,6 +110,7 @@ class GroupCommitter:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pairbench-commit")
         self._known_dirs: set[Path] = set()  # exist, and their own entry is durable
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._queued: list[asyncio.Future[None]] = []
         self.batches = 0
         """Journal fsyncs so far (one per batch)."""
 
@@ -115,8 +118,9 @@ class GroupCommitter:
     def submit(self, entry: CommitEntry) -> asyncio.Future[None]:
         """Queue ``entry``; the future resolves once its files and line are durable.
 
-        Not awaiting the future is fine (Ctrl-C: the interrupted attempts' records are
-        queued, then :meth:`aclose` commits them before the process exits).
+        The caller awaits the future (its failure is the caller's error); an entry no one
+        will wait for goes through :meth:`queue`, or a failed future would be an exception
+        nobody retrieves.
         """
         loop = self._loop = asyncio.get_running_loop()
         # Stamped now: "at" is when the event happened, not when its batch was written.
@@ -131,12 +135,32 @@ class GroupCommitter:
         """Queue ``entry`` and wait until it is durable."""
         await self.submit(entry)
 
+    def queue(self, entry: CommitEntry) -> None:
+        """Queue ``entry`` with no one to wait for it (a task being cancelled queues its
+        attempt's ``interrupted`` record): :meth:`aclose` commits it, and its failure is
+        :attr:`unstored`, not an exception nobody retrieves."""
+        self._queued.append(self.submit(entry))
+
+    @property
+    def unstored(self) -> BaseException | None:
+        """The first error that kept a :meth:`queue`d entry from the disk (after
+        :meth:`aclose`), or None: every queued entry is durable."""
+        for future in self._queued:
+            if future.done() and not future.cancelled() and future.exception() is not None:
+                return future.exception()
+        return None
+
     async def aclose(self) -> None:
         """Commit everything still pending, then stop the writer thread."""
         while self._drainer is not None and not self._drainer.done():
             # Shielded: a second Ctrl-C must not abandon records that are being written.
             await asyncio.shield(self._drainer)
         self._pool.shutdown(wait=True)
+        # Every queued entry's outcome is looked at here, so a failed one is reported once
+        # (by whoever reads `unstored`), never as asyncio's "never retrieved" warning.
+        for future in self._queued:
+            if future.done() and not future.cancelled():
+                future.exception()
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()

@@ -177,6 +177,9 @@ class TrialRow(_Line):
     """MCP connect time summed over the attempt's servers; null unless all were measured."""
     transport_failures: int = 0
     """Transport failures (MCP connect or call errors of the wire, not of the tool)."""
+    workspace_dropped_files: int = Field(default=0, exclude_if=lambda v: v == 0)
+    """Workspace files whose bytes were not kept (over ``budget.workspace_kept``; the
+    attempt's manifest lists them). Left out at 0."""
     failure_kinds: str | None = None
     """Transport failures by kind, as JSON text."""
     requests: list[RequestRow] = Field(default_factory=list)

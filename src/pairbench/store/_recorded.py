@@ -10,7 +10,6 @@ the last line that records it, and names a file in those places that no line rec
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,32 +17,36 @@ from typing import TYPE_CHECKING
 from pairbench._atomic import sha256_file
 from pairbench.store._events import AttemptFinished, FilesRecorded, JournalEvent
 from pairbench.store._run_dir import RunDir
+from pairbench.store._walk import walk_tree
 
 if TYPE_CHECKING:
     from pairbench.schedule._plan import TrialKey
 
 
 def hash_tree(run_dir: Path, folder: Path) -> dict[str, str]:
-    """Every file under ``folder`` (a file: itself), by its path relative to ``run_dir``,
-    with its SHA-256; ``{}`` when there is none. Half-written ``*.partial`` files are left
-    out (the atomic writer renames them)."""
-    if folder.is_file():
+    """Every regular file under ``folder`` (a file: itself), by its path relative to
+    ``run_dir``, with its SHA-256; ``{}`` when there is none. Half-written ``*.partial``
+    files are left out (the atomic writer renames them); symlinks are never followed."""
+    if folder.is_file() and not folder.is_symlink():
         return {folder.relative_to(run_dir).as_posix(): sha256_file(folder)}
-    found: dict[str, str] = {}
-    for root, dirs, names in os.walk(folder):
-        dirs.sort()
-        for name in sorted(names):
-            path = Path(root) / name
-            if path.is_file() and not name.endswith(".partial"):
-                found[path.relative_to(run_dir).as_posix()] = sha256_file(path)
-    return found
+    return {
+        entry.path.relative_to(run_dir).as_posix(): sha256_file(entry.path)
+        for entry in walk_tree(folder)
+        if entry.kind == "file" and not entry.path.name.endswith(".partial")
+    }
 
 
 def attempt_files(run_dir: RunDir, key: TrialKey, attempt: int) -> dict[str, str]:
     """What graders read beside an attempt's record, hashed as the attempt left it: its
-    fixture folder (a fixture's store and audit log) and the trial's ``shared/`` folder."""
+    fixture folder (a fixture's store and audit log), the trial's ``shared/`` folder, and
+    its workspace's manifest when the workspace was over its cap (``store._workspace``)."""
     fixture = run_dir.fixtures_root / run_dir.fixture_rel(key, attempt)
-    return hash_tree(run_dir.path, fixture) | hash_tree(run_dir.path, run_dir.trial_shared(key))
+    manifest = run_dir.workspace_manifest(key, attempt)
+    return (
+        hash_tree(run_dir.path, fixture)
+        | hash_tree(run_dir.path, run_dir.trial_shared(key))
+        | hash_tree(run_dir.path, manifest)
+    )
 
 
 def stored_paths(run_dir: Path, places: Iterable[str]) -> list[str]:
@@ -55,11 +58,11 @@ def stored_paths(run_dir: Path, places: Iterable[str]) -> list[str]:
         if top.is_file():
             found.append(place)
             continue
-        for root, _dirs, names in os.walk(top):
-            for name in names:
-                path = Path(root) / name
-                if path.is_file() and not name.endswith(".partial"):
-                    found.append(path.relative_to(run_dir).as_posix())
+        found.extend(
+            entry.path.relative_to(run_dir).as_posix()
+            for entry in walk_tree(top)
+            if entry.kind == "file" and not entry.path.name.endswith(".partial")
+        )
     return sorted(found)
 
 

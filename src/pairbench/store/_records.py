@@ -8,6 +8,7 @@ from pydantic import Field, ValidationError
 
 from pairbench._model import Frozen
 from pairbench.spec._server_identity import ServerIdentity
+from pairbench.store._workspace import WorkspaceKept
 
 Outcome = Literal[
     "passed", "failed", "parse_failure", "agent_error", "timeout",
@@ -383,6 +384,9 @@ class TrialResult(Frozen):
     servers: dict[str, ServerIdentity] = Field(default_factory=dict)
     """The MCP servers the attempt connected to, by name, as the handshake and tool list
     identified them; empty when the agent connected by itself (a CLI agent)."""
+    workspace: WorkspaceKept | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Set when the workspace was over ``budget.workspace_kept``: what was not kept, and
+    its manifest (``store._workspace``). Absent: every file kept."""
 
 
 def first_error(exc: ValidationError) -> str:

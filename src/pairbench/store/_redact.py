@@ -21,19 +21,24 @@ still compare equal, and the value itself is never written.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import stat
-from collections.abc import Collection, Mapping
+import tempfile
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from pairbench._atomic import write_atomic
 from pairbench.spec._models import MIN_SECRET_CHARS, env_ref
+from pairbench.store._walk import walk_tree
 
-__all__ = ["MIN_SECRET_CHARS", "Redactor", "stored_env", "stored_secret"]
+CHUNK_BYTES = 1 << 20
+"""How much of a file redaction reads at a time (plus the longest value, carried over)."""
+
+__all__ = ["CHUNK_BYTES", "MIN_SECRET_CHARS", "Redactor", "stored_env", "stored_secret"]
 
 
 def _forms(value: str) -> list[str]:
@@ -76,6 +81,7 @@ class Redactor:
             if ordered
             else None
         )
+        self._longest = max((len(f.encode("utf-8")) for f in ordered), default=1)
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
@@ -133,36 +139,105 @@ class Redactor:
         """Rewrite every regular file under ``folder`` that holds a value; return them.
 
         Symlinks are never followed (an agent may leave one pointing at the harness's own
-        files), and a file is replaced, not written in place, so a hard link an agent made
-        to a file outside keeps that file's bytes.
+        files, or at ``/``), however deep the folders nest (``_walk``). Each file is read
+        in chunks (:meth:`redact_file`), so a file of any size costs the same memory.
         """
-        if self._bytes is None or not folder.is_dir() or folder.is_symlink():
+        if self._bytes is None:
             return []
         changed: list[Path] = []
-        for base, _dirs, files in os.walk(folder, followlinks=False):
-            for name in files:
-                path = Path(base) / name
-                if path.is_symlink() or not path.is_file():
-                    continue
-                try:
-                    data = path.read_bytes()
-                except OSError:
-                    continue  # unreadable to the harness: it cannot be stored from here
-                clean = self.redact_bytes(data)
-                if clean != data:
-                    _rewrite(path, clean)
-                    changed.append(path)
+        for entry in walk_tree(folder):
+            if entry.kind == "file" and self.redact_file(entry.path):
+                changed.append(entry.path)
         return changed
 
+    def redact_file(self, path: Path, chunk: int = CHUNK_BYTES) -> bool:
+        """Replace every UTF-8 spelling of every value in the file at ``path``; True if it
+        held one. Read ``chunk`` bytes at a time, twice only when a value is found.
 
-def _rewrite(path: Path, data: bytes) -> None:
+        The file is replaced, not written in place, so a hard link an agent made to a file
+        outside keeps that file's bytes. A file the harness cannot read is left (it cannot
+        store it from here either).
+        """
+        if self._bytes is None:
+            return False
+        try:
+            handle = path.open("rb")
+        except OSError:
+            return False
+        with handle:
+            try:
+                if not self._stream(handle, None, chunk):
+                    return False
+            except OSError:
+                return False
+            handle.seek(0)
+            # A failure from here on (a full disk) is raised: the value must not stay stored.
+            _rewrite(path, lambda out: self._stream(handle, out, chunk))
+        return True
+
+    def _stream(self, source: BinaryIO, out: BinaryIO | None, chunk: int) -> bool:
+        """Search ``source`` chunk by chunk (and, given ``out``, write it there redacted);
+        True if a value was found.
+
+        A value may straddle two chunks: the last ``longest - 1`` bytes of each read are
+        carried into the next. A match is taken only where it starts at least ``longest``
+        bytes before the end of what has been read (or anywhere at the end of the file),
+        so the longest-first alternation sees as much as it would in the whole file, and
+        replaces the same spans.
+        """
+        pattern = self._bytes
+        assert pattern is not None
+        longest = self._longest
+        found = False
+        carry = b""
+        while True:
+            block = source.read(max(chunk, longest))
+            end = not block
+            data = carry + block
+            safe = len(data) if end else len(data) - longest + 1
+            pos = 0
+            for match in pattern.finditer(data, 0, len(data)):
+                if match.start() < pos:
+                    continue
+                if match.start() >= safe:
+                    break
+                found = True
+                if out is None:
+                    return True
+                out.write(data[pos : match.start()])
+                out.write(self._labels[match.group(0).decode("utf-8")].encode("utf-8"))
+                pos = match.end()
+            keep = max(pos, safe)
+            if out is not None:
+                out.write(data[pos:keep])
+            carry = data[keep:]
+            if end:
+                return found
+
+
+def _rewrite(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Replace ``path`` by what ``write`` streams into a temporary file beside it."""
     try:
-        write_atomic(path, data)
+        _replace_with(path, write)
     except PermissionError:
         # An agent may leave a folder read-only; the harness's user owns it, so it may
         # open it again: a secret must not stay stored because a folder was locked.
         path.parent.chmod(path.parent.stat().st_mode | stat.S_IRWXU)
-        write_atomic(path, data)
+        _replace_with(path, write)
+
+
+def _replace_with(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".redact.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def stored_secret(name: str, value: str) -> dict[str, str]:

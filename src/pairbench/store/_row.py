@@ -151,6 +151,7 @@ def trial_row(result: TrialResult, *, kept: bool) -> TrialRow:
     whole = bool(parts) and all(p is not None for p in parts)
     row["connect_ms"] = math.fsum(p for p in parts if p is not None) if whole else None
     row["transport_failures"] = m.transport_failures if m else 0
+    row["workspace_dropped_files"] = result.workspace.dropped_files if result.workspace else 0
     row["failure_kinds"] = (
         json.dumps(m.transport_failure_kinds) if m and m.transport_failure_kinds else None
     )

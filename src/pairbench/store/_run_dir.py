@@ -168,6 +168,11 @@ class RunDir:
         attempt that needs it, e.g. a recorded evidence package); the arm is not in it."""
         return self.path / "shared" / key.task / str(key.trial)
 
+    def workspace_manifest(self, key: TrialKey, attempt: int) -> Path:
+        """Beside the attempt's work folder: its files' manifest, once over its cap
+        (``store._workspace``)."""
+        return self.path / "work" / f"{self.fixture_rel(key, attempt)}.manifest.json"
+
     def fixture_rel(self, key: TrialKey, attempt: int) -> str:
         """The attempt's fixture folder, relative to ``fixtures_root``."""
         return f"{key.arm}/{key.task}/{key.trial}.{attempt}"

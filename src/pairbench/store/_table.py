@@ -51,7 +51,7 @@ _TRI = ("valid", "injection", "token")
 """Optional booleans: 1 true, 0 false, -1 not recorded."""
 _BOOL = ("kept", "simulated", "security", "secret", "metrics")
 _FLOAT = (*METRIC_COLUMNS, "tool_client_ms", "connect_ms")
-_COUNT = ("transport_failures",)
+_COUNT = ("transport_failures", "workspace_dropped_files")
 _CALLS = ("row", "client_ms", "server_ms", "tool", "cold_start_ms")
 CALL_TOOL = "call_tool"
 """The categories of ``calls["tool"]``: the tools' ``server.tool`` names."""

@@ -28,11 +28,12 @@ from starlette.types import ASGIApp
 
 from pairbench._errors import RunDirError
 from pairbench.view._compare import TREATMENTS, compare_page, parse_compare
+from pairbench.view._listing import VALIDITY, parse_filter, read_run, trial_listing
 from pairbench.view._paths import NotFound, RunsRoot, link
 from pairbench.view._report import REPORTS, ReportError
 from pairbench.view._runs import OUTCOMES, list_runs, run_facts, run_summary
 from pairbench.view._security import REPORT_CSP, Guard, allowed_hosts
-from pairbench.view._trials import VALIDITY, parse_filter, read_run, trial_listing, trial_page
+from pairbench.view._trials import trial_page
 
 DEFAULT_PORT = 8765
 """The port ``pairbench view`` listens on unless told otherwise."""

@@ -1,7 +1,6 @@
-"""The trial browser: a run's trials, filtered, and one trial with every attempt it had.
+"""The trial browser's trial page: one trial with every attempt it had.
 
-The list reads the run with ``load_run`` (run.json and every record; nothing written). A
-trial's page reads only that trial's files: its result, its kept attempts under
+A trial's page reads only that trial's files: its result, its kept attempts under
 ``infra/`` and ``interrupted/``, their transcripts, the transcript of an attempt still
 running (``<trial>.<attempt>.partial``) and each attempt's fixture audit log.
 """
@@ -10,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,162 +16,16 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from pairbench.schedule._plan import TrialKey
-from pairbench.store._load_run import LoadedRun, load_run, read_run_info
+from pairbench.store._load_run import read_run_info
 from pairbench.store._records import Metric, TrialResult, first_error
 from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
 from pairbench.view._paths import NotFound, is_segment, run_file
-from pairbench.view._runs import OUTCOMES
 from pairbench.view._timeline import AuditLog, Timeline, pretty, read_audit_logs, read_timeline
 
-PAGE_SIZE = 200
-"""Trials per page of the browser."""
-VALIDITY = ("valid", "invalid", "unknown")
 KEPT = ("infra", "interrupted")
 """The folders of attempts kept beside a trial's final one."""
 _ATTEMPT_FILE = re.compile(r"^(?P<trial>\d+)\.(?P<attempt>\d+)\.(?P<ext>json|jsonl|partial)$")
-
-
-def _validity(r: TrialResult) -> str:
-    if r.validity is None:
-        return "unknown"
-    return "valid" if r.validity.valid else "invalid"
-
-
-def _excerpt(text: str | None, size: int = 160) -> str:
-    text = (text or "").strip()
-    return text if len(text) <= size else text[: size - 1] + "…"
-
-
-def _ms(metric: Metric | None) -> float | None:
-    return metric.value if metric is not None and metric.provenance != "missing" else None
-
-
-@dataclass(frozen=True)
-class TrialFilter:
-    """The browser's query: each field empty for "any"."""
-
-    arm: str = ""
-    task: str = ""
-    outcome: str = ""
-    validity: str = ""
-    page: int = 1
-
-    def query(self, **changes: str) -> dict[str, str]:
-        """The query string's fields, with ``changes`` applied (for page links)."""
-        fields = {
-            "arm": self.arm,
-            "task": self.task,
-            "outcome": self.outcome,
-            "validity": self.validity,
-            "page": "" if self.page == 1 else str(self.page),
-        }
-        return fields | changes
-
-
-@dataclass(frozen=True)
-class TrialLine:
-    """One trial in the browser: its final result and its kept attempts."""
-
-    arm: str
-    task: str
-    trial: int
-    attempt: int
-    outcome: str
-    validity: str
-    reason: str
-    """An excerpt."""
-    wall_ms: float | None
-    kept: list[str]
-    """The outcomes of the attempts kept beside it (``infra``, ``interrupted``)."""
-    linkable: bool
-    """Whether arm and task are plain names (a page exists for it)."""
-
-
-@dataclass(frozen=True)
-class TrialListing:
-    """One page of the browser."""
-
-    lines: list[TrialLine]
-    matched: int
-    total: int
-    page: int
-    pages: int
-    arms: list[str]
-    tasks: list[str]
-
-
-def parse_filter(query: Mapping[str, str], arms: list[str], tasks: list[str]) -> TrialFilter:
-    """The filter a query asks for; raises ``NotFound`` naming a value the run has not."""
-    wanted = {k: query.get(k, "").strip() for k in ("arm", "task", "outcome", "validity")}
-    choices = {"arm": arms, "task": tasks, "outcome": list(OUTCOMES), "validity": list(VALIDITY)}
-    for name, value in wanted.items():
-        if value and value not in choices[name]:
-            raise NotFound(f"this run has no {name} {value!r}")
-    raw_page = query.get("page", "1") or "1"
-    if not raw_page.isdigit() or int(raw_page) < 1:
-        raise NotFound(f"no page {raw_page!r}")
-    return TrialFilter(page=int(raw_page), **wanted)
-
-
-class RunTrials(NamedTuple):
-    """A run read for the browser: every record, and the arms and tasks they name."""
-
-    loaded: LoadedRun
-    arms: list[str]
-    """Declared arms first, then any other arm a record names."""
-    tasks: list[str]
-    """Declared tasks first, then any other task a record names."""
-
-
-def read_run(path: Path) -> RunTrials:
-    """The run folder ``path`` for the browser; raises ``RunDirError`` if damaged."""
-    loaded = load_run(path)
-    records = [*loaded.results, *loaded.infra, *loaded.interrupted]
-    arms = list(dict.fromkeys([*loaded.info.arms, *(r.arm for r in records)]))
-    tasks = list(dict.fromkeys([*(t.id for t in loaded.info.tasks), *(r.task for r in records)]))
-    return RunTrials(loaded, arms, tasks)
-
-
-def trial_listing(run: RunTrials, f: TrialFilter) -> TrialListing:
-    """The trials ``f`` selects, one page of them, in arm, task and trial order."""
-    loaded, arms, tasks = run
-    kept: dict[tuple[str, str, int], list[str]] = {}
-    for r in sorted([*loaded.infra, *loaded.interrupted], key=lambda r: r.attempt):
-        kept.setdefault((r.arm, r.task, r.trial), []).append(r.outcome)
-    arm_order = {a: i for i, a in enumerate(arms)}
-    task_order = {t: i for i, t in enumerate(tasks)}
-    results = sorted(
-        loaded.results,
-        key=lambda r: (arm_order.get(r.arm, 0), task_order.get(r.task, 0), r.trial),
-    )
-    lines = []
-    for r in results:
-        others = kept.get((r.arm, r.task, r.trial), [])
-        if (f.arm and r.arm != f.arm) or (f.task and r.task != f.task):
-            continue
-        if f.validity and _validity(r) != f.validity:
-            continue
-        if f.outcome and f.outcome != r.outcome and f.outcome not in others:
-            continue
-        lines.append(
-            TrialLine(
-                arm=r.arm,
-                task=r.task,
-                trial=r.trial,
-                attempt=r.attempt,
-                outcome=r.outcome,
-                validity=_validity(r),
-                reason=_excerpt(r.reason),
-                wall_ms=_ms(r.metrics.wall_ms) if r.metrics else None,
-                kept=others,
-                linkable=is_segment(r.arm) and is_segment(r.task),
-            )
-        )
-    pages = max(1, -(-len(lines) // PAGE_SIZE))
-    page = min(f.page, pages)
-    shown = lines[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    return TrialListing(shown, len(lines), len(loaded.results), page, pages, arms, tasks)
 
 
 class MetricRow(NamedTuple):
@@ -280,6 +132,7 @@ def _facts(r: TrialResult) -> list[tuple[str, str]]:
         ("models seen", ", ".join(r.models_seen) or "—"),
         ("servers", text({k: v.model_dump() for k, v in r.servers.items()} or None)),
         ("transcript sha256", text(r.transcript_sha256)),
+        ("workspace", r.workspace.summary() if r.workspace else "every file kept"),
     ]
 
 

@@ -86,12 +86,15 @@ def _attention(frame: Frame, planned: int) -> dict[str, Any]:
     table = frame.table
     everything = np.concatenate([frame.final, frame.kept])
     codes = table.columns["outcome"]
+    dropped = table.columns["workspace_dropped_files"][everything]
     out: dict[str, Any] = {
         "planned_trials": planned,
         "recorded_trials": len(frame.final),
         "scored_trials": int(frame.mask(*SCORED_OUTCOMES)[frame.final].sum()),
         "infra_attempts": int(frame.mask("infra")[everything].sum()),
         "interrupted_attempts": int(frame.mask("interrupted")[everything].sum()),
+        "workspaces_not_kept": int((dropped > 0).sum()),
+        "workspace_files_not_kept": int(dropped.sum()),
     }
     # Listed by arm, task and trial (declared order); a trial's final record before its
     # kept attempts, kept attempts in the order stored.

@@ -179,6 +179,14 @@ def attention(s: Mapping[str, Any]) -> Section:
         f"{a['infra_attempts']} infra attempt(s) kept (harness or fixture failed; retried once).",
         f"{a['interrupted_attempts']} interrupted attempt(s) kept (re-run on resume).",
     ]
+    if a.get("workspaces_not_kept"):
+        blocks.append(
+            f"{a['workspaces_not_kept']} attempt(s) left a workspace over "
+            f"budget.workspace_kept: {a['workspace_files_not_kept']} file(s) not kept in the "
+            "run folder (graders read them first); a manifest beside each such attempt's "
+            "work folder (work/ARM/TASK/TRIAL.ATTEMPT.manifest.json) lists every file's name, "
+            "size and SHA-256."
+        )
     entries = [e for k in ("not_run", "infra", "interrupted", "agent_error") for e in a[k]]
     if entries:
         blocks.append(
