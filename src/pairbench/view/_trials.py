@@ -1,7 +1,6 @@
-"""The trial browser: a run's trials, filtered, and one trial with every attempt it had.
+"""One trial with every attempt it had (the list of trials is ``_listing.py``'s).
 
-The list reads the run with ``load_run`` (run.json and every record; nothing written). A
-trial's page reads only that trial's files: its result, its kept attempts under
+A trial's page reads only that trial's files: its result, its kept attempts under
 ``infra/`` and ``interrupted/``, their transcripts, the transcript of an attempt still
 running (``<trial>.<attempt>.partial``) and each attempt's fixture audit log.
 """
@@ -18,162 +17,14 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from pairbench.schedule._plan import TrialKey
-from pairbench.store._load_run import LoadedRun, load_run, read_run_info
 from pairbench.store._records import Metric, TrialResult, first_error
-from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
 from pairbench.view._paths import NotFound, is_segment, run_file
-from pairbench.view._runs import OUTCOMES
 from pairbench.view._timeline import AuditLog, Timeline, pretty, read_audit_logs, read_timeline
 
-PAGE_SIZE = 200
-"""Trials per page of the browser."""
-VALIDITY = ("valid", "invalid", "unknown")
 KEPT = ("infra", "interrupted")
 """The folders of attempts kept beside a trial's final one."""
 _ATTEMPT_FILE = re.compile(r"^(?P<trial>\d+)\.(?P<attempt>\d+)\.(?P<ext>json|jsonl|partial)$")
-
-
-def _validity(r: TrialResult) -> str:
-    if r.validity is None:
-        return "unknown"
-    return "valid" if r.validity.valid else "invalid"
-
-
-def _excerpt(text: str | None, size: int = 160) -> str:
-    text = (text or "").strip()
-    return text if len(text) <= size else text[: size - 1] + "…"
-
-
-def _ms(metric: Metric | None) -> float | None:
-    return metric.value if metric is not None and metric.provenance != "missing" else None
-
-
-@dataclass(frozen=True)
-class TrialFilter:
-    """The browser's query: each field empty for "any"."""
-
-    arm: str = ""
-    task: str = ""
-    outcome: str = ""
-    validity: str = ""
-    page: int = 1
-
-    def query(self, **changes: str) -> dict[str, str]:
-        """The query string's fields, with ``changes`` applied (for page links)."""
-        fields = {
-            "arm": self.arm,
-            "task": self.task,
-            "outcome": self.outcome,
-            "validity": self.validity,
-            "page": "" if self.page == 1 else str(self.page),
-        }
-        return fields | changes
-
-
-@dataclass(frozen=True)
-class TrialLine:
-    """One trial in the browser: its final result and its kept attempts."""
-
-    arm: str
-    task: str
-    trial: int
-    attempt: int
-    outcome: str
-    validity: str
-    reason: str
-    """An excerpt."""
-    wall_ms: float | None
-    kept: list[str]
-    """The outcomes of the attempts kept beside it (``infra``, ``interrupted``)."""
-    linkable: bool
-    """Whether arm and task are plain names (a page exists for it)."""
-
-
-@dataclass(frozen=True)
-class TrialListing:
-    """One page of the browser."""
-
-    lines: list[TrialLine]
-    matched: int
-    total: int
-    page: int
-    pages: int
-    arms: list[str]
-    tasks: list[str]
-
-
-def parse_filter(query: Mapping[str, str], arms: list[str], tasks: list[str]) -> TrialFilter:
-    """The filter a query asks for; raises ``NotFound`` naming a value the run has not."""
-    wanted = {k: query.get(k, "").strip() for k in ("arm", "task", "outcome", "validity")}
-    choices = {"arm": arms, "task": tasks, "outcome": list(OUTCOMES), "validity": list(VALIDITY)}
-    for name, value in wanted.items():
-        if value and value not in choices[name]:
-            raise NotFound(f"this run has no {name} {value!r}")
-    raw_page = query.get("page", "1") or "1"
-    if not raw_page.isdigit() or int(raw_page) < 1:
-        raise NotFound(f"no page {raw_page!r}")
-    return TrialFilter(page=int(raw_page), **wanted)
-
-
-class RunTrials(NamedTuple):
-    """A run read for the browser: every record, and the arms and tasks they name."""
-
-    loaded: LoadedRun
-    arms: list[str]
-    """Declared arms first, then any other arm a record names."""
-    tasks: list[str]
-    """Declared tasks first, then any other task a record names."""
-
-
-def read_run(path: Path) -> RunTrials:
-    """The run folder ``path`` for the browser; raises ``RunDirError`` if damaged."""
-    loaded = load_run(path)
-    records = [*loaded.results, *loaded.infra, *loaded.interrupted]
-    arms = list(dict.fromkeys([*loaded.info.arms, *(r.arm for r in records)]))
-    tasks = list(dict.fromkeys([*(t.id for t in loaded.info.tasks), *(r.task for r in records)]))
-    return RunTrials(loaded, arms, tasks)
-
-
-def trial_listing(run: RunTrials, f: TrialFilter) -> TrialListing:
-    """The trials ``f`` selects, one page of them, in arm, task and trial order."""
-    loaded, arms, tasks = run
-    kept: dict[tuple[str, str, int], list[str]] = {}
-    for r in sorted([*loaded.infra, *loaded.interrupted], key=lambda r: r.attempt):
-        kept.setdefault((r.arm, r.task, r.trial), []).append(r.outcome)
-    arm_order = {a: i for i, a in enumerate(arms)}
-    task_order = {t: i for i, t in enumerate(tasks)}
-    results = sorted(
-        loaded.results,
-        key=lambda r: (arm_order.get(r.arm, 0), task_order.get(r.task, 0), r.trial),
-    )
-    lines = []
-    for r in results:
-        others = kept.get((r.arm, r.task, r.trial), [])
-        if (f.arm and r.arm != f.arm) or (f.task and r.task != f.task):
-            continue
-        if f.validity and _validity(r) != f.validity:
-            continue
-        if f.outcome and f.outcome != r.outcome and f.outcome not in others:
-            continue
-        lines.append(
-            TrialLine(
-                arm=r.arm,
-                task=r.task,
-                trial=r.trial,
-                attempt=r.attempt,
-                outcome=r.outcome,
-                validity=_validity(r),
-                reason=_excerpt(r.reason),
-                wall_ms=_ms(r.metrics.wall_ms) if r.metrics else None,
-                kept=others,
-                linkable=is_segment(r.arm) and is_segment(r.task),
-            )
-        )
-    pages = max(1, -(-len(lines) // PAGE_SIZE))
-    page = min(f.page, pages)
-    shown = lines[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    return TrialListing(shown, len(lines), len(loaded.results), page, pages, arms, tasks)
 
 
 class MetricRow(NamedTuple):
@@ -350,12 +201,11 @@ def _scheduled(info: RunRecord, task: str, trial: int, arm: str) -> bool:
     )  # fmt: skip
 
 
-def trial_page(run: Path, arm: str, task: str, trial: int) -> TrialPage:
-    """Every attempt of (arm, task, trial) the run holds; ``NotFound`` if it has none and
-    the schedule does not plan it. Raises ``RunDirError`` for an unreadable run.json."""
+def trial_page(run: Path, arm: str, task: str, trial: int, info: RunRecord) -> TrialPage:
+    """Every attempt of (arm, task, trial) the run holds, each transcript's first part;
+    ``NotFound`` if it has none and the schedule (in ``info``) does not plan it."""
     if not (is_segment(arm) and is_segment(task)):
         raise NotFound("not a trial of this run")
-    info = read_run_info(RunDir.open(run))
     key = TrialKey(arm=arm, task=task, trial=trial)
     attempts: list[Attempt] = []
     final = run_file(run, "results", arm, task, f"{trial}.json")
@@ -376,6 +226,46 @@ def trial_page(run: Path, arm: str, task: str, trial: int) -> TrialPage:
     if not attempts and not planned:
         raise NotFound(f"no trial {arm}/{task}/{trial} in run {info.run_id}")
     return TrialPage(arm, task, trial, attempts, planned)
+
+
+TRANSCRIPT_KINDS = ("final", *KEPT, "running")
+
+
+def transcript_part(
+    run: Path, arm: str, task: str, trial: int, query: Mapping[str, str]
+) -> Timeline:
+    """The part of one attempt's transcript a "show more" link asks for: ``kind`` (final,
+    infra, interrupted, running), ``attempt``, ``offset`` (a byte a part before ended at)
+    and ``t`` (the time of the event before it). ``NotFound`` for anything else."""
+    kind, raw_attempt = query.get("kind", ""), query.get("attempt", "")
+    raw_offset, raw_t = query.get("offset", "0") or "0", query.get("t", "")
+    if kind not in TRANSCRIPT_KINDS or not raw_attempt.isdigit() or not raw_offset.isdigit():
+        raise NotFound("no such part of a transcript: kind, attempt and offset name one")
+    if len(raw_attempt) > 9 or len(raw_offset) > 15:
+        raise NotFound("no such part of a transcript")
+    try:
+        previous = float(raw_t) if raw_t else None
+    except ValueError:
+        previous = None
+    attempt, offset = int(raw_attempt), int(raw_offset)
+    name = {
+        "final": f"{trial}.jsonl",
+        "running": f"{trial}.{attempt}.partial",
+    }.get(kind, f"{trial}.{attempt}.jsonl")
+    folder = "transcripts" if kind in ("final", "running") else kind
+    path = run_file(run, folder, arm, task, name)
+    if path is None or not path.is_file():
+        raise NotFound(f"no transcript {folder}/{arm}/{task}/{name} in this run")
+    if kind == "final":  # the final transcript is its attempt's only if the record says so
+        result = _read_record(run_file(run, "results", arm, task, f"{trial}.json")).result
+        if result is None or result.attempt != attempt:
+            raise NotFound(f"attempt {attempt} is not the final attempt of this trial")
+    if offset > path.stat().st_size:
+        raise NotFound(f"offset {offset} is past the end of {folder}/{arm}/{task}/{name}")
+    timeline = read_timeline(run, path, partial=kind == "running", offset=offset, previous=previous)
+    if timeline is None:
+        raise NotFound(f"cannot read {folder}/{arm}/{task}/{name}")
+    return timeline
 
 
 def _numbered(folder: Path | None, trial: int) -> dict[tuple[int, str], Path]:
