@@ -276,6 +276,8 @@ def create_app(runs_dir: Path, *, port: int = DEFAULT_PORT) -> Starlette:
         uvicorn.run(app, host="127.0.0.1", port=8765)   # or: serve(Path("runs"), 8765)
     """
     pages = _Pages(RunsRoot.open(runs_dir))
+    for name in ENV.list_templates():  # compiled now, not on the first page anyone opens
+        ENV.get_template(name)
     app = _ViewApp(
         routes=[
             Route("/", pages.runs),

@@ -98,9 +98,12 @@ class TrialIndex:
     def outcome_counts(self) -> dict[str, Counter[str]]:
         """Per arm, final outcomes and kept attempts by outcome (``not_run`` left out)."""
         out: dict[str, Counter[str]] = {}
-        pairs = np.stack([self.columns["arm"], self.columns["outcome"]], axis=1)
-        found, counts = np.unique(pairs, axis=0, return_counts=True)
-        for (a, o), n in zip(found.tolist(), counts.tolist(), strict=True):
+        outcomes = len(self.categories["outcome"]) + 1  # code -1 shifted to 0
+        arm = self.columns["arm"].astype(np.int64)
+        combined = arm * outcomes + self.columns["outcome"] + 1
+        counts = np.bincount(combined[arm >= 0], minlength=0)
+        for code in np.flatnonzero(counts).tolist():
+            a, o, n = code // outcomes, code % outcomes - 1, int(counts[code])
             outcome = self.categories["outcome"][o] if o >= 0 else "interrupted"
             if outcome != "not_run" and a >= 0:
                 out.setdefault(self.categories["arm"][a], Counter())[outcome] += n
@@ -183,31 +186,42 @@ def _from_journal(run_dir: RunDir) -> _Journal | None:
 def _planned_missing(
     info: RunRecord, columns: Arrays, categories: dict[str, list[str]]
 ) -> list[tuple[str, str, int]]:
-    """(arm, task, trial) of every planned trial with no final result, in schedule order."""
+    """(arm, task, trial) of every planned trial with no final result, in schedule order.
+
+    Keys are compared as int64 arrays, not as sets of tuples: a 100,000-trial schedule is
+    one pass over its pairs and a ``numpy.isin``."""
     schedule = info.schedule
     pairs = schedule.get("pairs", []) if isinstance(schedule, dict) else []
     if not isinstance(pairs, list) or not pairs:
         return []
-    final = ~columns["kept"]
-    arms = categories["arm"] + [""]
-    tasks = categories["task"] + [""]
-    have = set(
-        zip(
-            [arms[c] for c in columns["arm"][final].tolist()],
-            [tasks[c] for c in columns["task"][final].tolist()],
-            columns["trial"][final].tolist(),
-            strict=True,
-        )
-    )
-    missing = []
+    arm_code = {a: i for i, a in enumerate(categories["arm"])}
+    task_code = {t: i for i, t in enumerate(categories["task"])}
+    planned: list[tuple[str, str, int]] = []
     for pair in pairs:
-        if not isinstance(pair, dict) or not isinstance(pair.get("order"), list):
-            continue
-        task, trial = str(pair.get("task")), pair.get("trial")
-        if not isinstance(trial, int):
-            continue
-        missing += [(str(a), task, trial) for a in pair["order"] if (a, task, trial) not in have]
-    return missing
+        order = pair.get("order") if isinstance(pair, dict) else None
+        trial = pair.get("trial") if isinstance(pair, dict) else None
+        if isinstance(order, list) and isinstance(trial, int) and not isinstance(trial, bool):
+            task = str(pair.get("task"))
+            planned += [(str(a), task, trial) for a in order]
+    if not planned:
+        return []
+    width = int(max(columns["trial"].max(initial=0), max(n for _, _, n in planned))) + 1
+    tasks = len(task_code) + 1
+
+    def key(arm: Any, task: Any, trial: Any) -> Any:
+        return (np.asarray(arm, np.int64) * tasks + task) * width + trial
+
+    final = ~columns["kept"]
+    have = key(columns["arm"][final], columns["task"][final], columns["trial"][final])
+    wanted = key(
+        np.array([arm_code.get(a, -1) for a, _, _ in planned], np.int64),
+        np.array([task_code.get(t, -1) for _, t, _ in planned], np.int64),
+        np.array([n for _, _, n in planned], np.int64),
+    )
+    # A name the table has never seen (code -1) can match nothing the table holds.
+    unseen = np.array([a not in arm_code or t not in task_code for a, t, _ in planned])
+    missing = unseen | ~np.isin(wanted, have)
+    return [planned[i] for i in np.flatnonzero(missing).tolist()]
 
 
 def _code(categories: dict[str, list[str]], name: str, value: str) -> int:
