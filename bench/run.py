@@ -52,6 +52,7 @@ TARGETS = {
     "mcp_added_ms": 0.5,
     "analysis_s": 10.0,
     "analysis_rss_mb": 2048.0,
+    "viewer_s": 1.0,
 }
 
 
@@ -641,6 +642,31 @@ def build_table(quick: bool = False) -> dict[str, Any]:
                     2,
                     note=f"peak RSS {_fmt(d['peak_rss_mb'], ' MB', 0)}",
                 )
+    c8 = load("viewer")
+    if c8:
+        t = c8["timings_s"]
+        size = f"{c8['run_written']['records']:,} trials"
+        row(
+            "8 view " + size,
+            "first useful page, cold (s)",
+            t["first_useful_page_cold_s"],
+            None,
+            TARGETS["viewer_s"],
+            " s",
+            note=f"warm {_fmt(t['first_useful_page_warm_s'], ' s')}",
+        )
+        slowest = max(v for k, v in t.items() if not k.startswith("first_useful"))
+        row(
+            "8 view " + size,
+            "slowest of paging, filters, transcript (s)",
+            slowest,
+            None,
+            TARGETS["viewer_s"],
+            " s",
+        )
+        row(
+            "8 view " + size, "server peak RSS (MB)", c8["server_peak_rss_mb"], None, None, " MB", 0
+        )
     return {"rows": rows, "targets": TARGETS}
 
 
@@ -676,11 +702,27 @@ def print_table(table: dict[str, Any]) -> None:
 
 
 # -- main -------------------------------------------------------------------------------------
+def case8(quick: bool) -> dict[str, Any]:
+    """``pairbench view`` on a 100,000-trial run (10,000 in quick mode), in Chromium."""
+    tasks = 50 if quick else 500
+    log(f"case 8: pairbench view on {2 * tasks * 100:,} trials in headless Chromium")
+    folder = WORK / "case8"
+    shutil.rmtree(folder, ignore_errors=True)
+    out = WORK / "case8.json"
+    argv = [str(PB_PY), str(BENCH / "case_viewer.py"), "--work", str(folder),
+            "--tasks", str(tasks), "--trials", "100"]  # fmt: skip
+    with open(out, "w") as fh:
+        subprocess.run(argv, env=pb_env(), stdout=fh, check=True, timeout=1800)
+    shutil.rmtree(folder, ignore_errors=True)
+    data: dict[str, Any] = json.loads(out.read_text())
+    return data
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one run each, smaller sizes")
     ap.add_argument("--big", action="store_true", help="also case 2 at 10,000 trials")
-    ap.add_argument("--cases", default="1,2,3,4,5")
+    ap.add_argument("--cases", default="1,2,3,4,5,8")
     ap.add_argument(
         "--reps",
         type=int,
@@ -737,6 +779,8 @@ def main() -> None:
         )
     if "5" in cases:
         write_result("analysis", case5(reps, 10.0 if quick else 60.0, quick) | meta, quick)
+    if "8" in cases:
+        write_result("viewer", case8(quick) | meta, quick)
     table = build_table(quick)
     write_result("summary", {"machine": machine, "mode": meta["mode"], **table}, quick)
     print()

@@ -246,9 +246,11 @@ def test_a_damaged_run_is_named_with_its_fix_not_a_traceback(tmp_path: Path) -> 
     assert listing.status_code == 200
     assert "journal.jsonl:2: not a JSON line" in listing.text
     assert "not a pairbench run.json" in listing.text and "Fix: restore it" in listing.text
-    # The list reads the journal's rows, as the report does (never a record file, whose
-    # answer may be large): it stands, and the trial's own page names the damaged file.
-    trials = client.get(f"/runs/{bad_record.name}/trials")
-    assert trials.status_code == 200 and "Traceback" not in trials.text
+    # The browser lists from the journal's rows, the record reports count from: a damaged
+    # result file is named on its trial's page; a damaged journal on the browser's.
+    assert client.get(f"/runs/{bad_record.name}/trials").status_code == 200
+    trials = client.get(f"/runs/{torn.name}/trials")
+    assert trials.status_code == 500 and "journal.jsonl:2: not a JSON line" in trials.text
+    assert "Traceback" not in trials.text
     trial = client.get(f"/runs/{bad_record.name}/trials/a/t1/0").text
     assert "0.json: not a readable pairbench record" in trial  # the attempt says, the page stands

@@ -23,8 +23,9 @@ def view(
     """Browse runs in a local web app on 127.0.0.1: runs, reports, trials, transcripts.
 
     Read-only: it never writes into a run folder. Pages: the runs list, a run (its facts,
-    counts and report), the trial browser (filter by arm, task, outcome, validity), one
-    trial (result, grade, transcript timeline, tool calls and latencies, the fixture's
+    counts and report), the trial browser (paged on the server; filter by arm, task,
+    outcome, validity and text), one trial (result, grade, transcript timeline a part at a
+    time, tool calls and latencies, the fixture's
     audit log, kept infra and interrupted attempts) and two runs compared. A run in
     progress reloads itself as it moves on. Only Host 127.0.0.1:PORT or localhost:PORT is
     served. See docs/view.md.

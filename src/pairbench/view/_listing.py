@@ -1,8 +1,8 @@
-"""The trial browser's list: a run's trials, filtered, one page at a time.
+"""The trial browser's query: filter a run's :class:`TrialIndex` and cut one page of it.
 
-Read from the journal's rows (``load_table``; nothing written), as the report reads a run:
-no record file is opened, so an answer or a transcript an agent made huge is never loaded
-to render the list.
+Everything here is whole-column numpy work on the index, so a page of a 100,000-trial run
+costs milliseconds and the browser only ever receives one page: ``PAGE_SIZE`` lines, as
+HTML (``/runs/<run>/trials``) or JSON (``/runs/<run>/trials.json``).
 """
 
 from __future__ import annotations
@@ -10,21 +10,24 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import NamedTuple
+from typing import Any
 
-from pairbench.store._load_table import load_table
-from pairbench.view._paths import NotFound, is_segment
+import numpy as np
+import numpy.typing as npt
+
+from pairbench.view._index import TrialIndex
+from pairbench.view._paths import NotFound, is_segment, link
 from pairbench.view._runs import OUTCOMES
 
 PAGE_SIZE = 200
 """Trials per page of the browser."""
+FIRST_PAGE = 25
+"""Trials the run page shows before "browse all"."""
 VALIDITY = ("valid", "invalid", "unknown")
-
-
-def _excerpt(text: str | None, size: int = 160) -> str:
-    text = (text or "").strip()
-    return text if len(text) <= size else text[: size - 1] + "…"
+_VALID_CODE = {"valid": 1, "invalid": 0, "unknown": -1}
+MAX_TEXT = 200
+"""Characters of a text filter (a longer one is refused, not cut)."""
+_MAX_PAGE_DIGITS = 9
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class TrialFilter:
     task: str = ""
     outcome: str = ""
     validity: str = ""
+    text: str = ""
+    """Case-insensitive, in the arm, task, reason or final answer."""
     page: int = 1
 
     def query(self, **changes: str) -> dict[str, str]:
@@ -44,6 +49,7 @@ class TrialFilter:
             "task": self.task,
             "outcome": self.outcome,
             "validity": self.validity,
+            "q": self.text,
             "page": "" if self.page == 1 else str(self.page),
         }
         return fields | changes
@@ -51,7 +57,7 @@ class TrialFilter:
 
 @dataclass(frozen=True)
 class TrialLine:
-    """One trial in the browser: its final result and its kept attempts."""
+    """One trial in the browser: its final result (or not_run) and its kept attempts."""
 
     arm: str
     task: str
@@ -66,6 +72,21 @@ class TrialLine:
     """The outcomes of the attempts kept beside it (``infra``, ``interrupted``)."""
     linkable: bool
     """Whether arm and task are plain names (a page exists for it)."""
+
+    def as_json(self, run_id: str) -> dict[str, Any]:
+        url = link("runs", run_id, "trials", self.arm, self.task, self.trial)
+        return {
+            "arm": self.arm,
+            "task": self.task,
+            "trial": self.trial,
+            "attempt": self.attempt,
+            "outcome": self.outcome,
+            "validity": self.validity,
+            "reason": self.reason,
+            "wall_ms": self.wall_ms,
+            "kept": self.kept,
+            "url": url if self.linkable else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -88,117 +109,92 @@ def parse_filter(query: Mapping[str, str], arms: list[str], tasks: list[str]) ->
     for name, value in wanted.items():
         if value and value not in choices[name]:
             raise NotFound(f"this run has no {name} {value!r}")
+    text = query.get("q", "").strip()
+    if len(text) > MAX_TEXT:
+        raise NotFound(f"a text filter of {len(text)} characters: at most {MAX_TEXT}")
     raw_page = query.get("page", "1") or "1"
-    if not raw_page.isdigit() or int(raw_page) < 1:
-        raise NotFound(f"no page {raw_page!r}")
-    return TrialFilter(page=int(raw_page), **wanted)
+    if not raw_page.isdigit() or len(raw_page) > _MAX_PAGE_DIGITS or int(raw_page) < 1:
+        raise NotFound(f"no page {raw_page!r}: pages are numbered from 1")
+    return TrialFilter(page=int(raw_page), text=text, **wanted)
 
 
-class _Row(NamedTuple):
-    """One record as the list needs it, from its journal row (never its file)."""
-
-    arm: str
-    task: str
-    trial: int
-    attempt: int
-    outcome: str
-    validity: str
-    reason: str
-    wall_ms: float | None
-    kept: bool
+def _excerpt(text: str, size: int = 160) -> str:
+    text = text.strip()
+    return text if len(text) <= size else text[: size - 1] + "…"
 
 
-class RunTrials(NamedTuple):
-    """A run read for the browser: every record's row, and the arms and tasks they name."""
-
-    rows: list[_Row]
-    arms: list[str]
-    """Declared arms first, then any other arm a record names."""
-    tasks: list[str]
-    """Declared tasks first, then any other task a record names."""
+def _codes_containing(categories: list[str], needle: str) -> npt.NDArray[np.int64]:
+    return np.array([i for i, c in enumerate(categories) if needle in c.casefold()], np.int64)
 
 
-_VALID = {1: "valid", 0: "invalid", -1: "unknown"}
+def _select(index: TrialIndex, f: TrialFilter) -> npt.NDArray[np.int64]:
+    """Rows of the trials ``f`` selects, in browser order."""
+    rows = index.final_order
+    c, cats = index.columns, index.categories
+    if f.arm:
+        rows = rows[c["arm"][rows] == _code(cats["arm"], f.arm)]
+    if f.task:
+        rows = rows[c["task"][rows] == _code(cats["task"], f.task)]
+    if f.validity:
+        rows = rows[c["valid"][rows] == _VALID_CODE[f.validity]]
+    if f.outcome:
+        code = _code(cats["outcome"], f.outcome)
+        kept = index.kept_rows
+        with_kept = index.keys[kept[c["outcome"][kept] == code]]
+        rows = rows[(c["outcome"][rows] == code) | np.isin(index.keys[rows], with_kept)]
+    if f.text:
+        needle = f.text.casefold()
+        hit = np.zeros(len(rows), dtype=np.bool_)
+        for name in ("arm", "task", "reason", "answer"):
+            hit |= np.isin(c[name][rows], _codes_containing(cats[name], needle))
+        rows = rows[hit]
+    return rows
 
 
-def read_run(path: Path) -> RunTrials:
-    """The run folder ``path`` for the browser; raises ``RunDirError`` if damaged.
-
-    Read as the report reads it, from the journal's rows (``load_table``, nothing
-    written): a record's answer and transcript are never loaded for the list, however
-    large an agent made them.
-    """
-    loaded = load_table(path, use_cache=False)
-    table = loaded.table
-    cols = table.columns
-    walls = cols["wall_ms"].tolist()
-    rows = [
-        _Row(
-            arm=arm or "",
-            task=task or "",
-            trial=int(trial),
-            attempt=int(attempt),
-            outcome=outcome or "",
-            validity=_VALID.get(int(valid), "unknown"),
-            reason=_excerpt(reason),
-            wall_ms=None if math.isnan(wall) else float(wall),
-            kept=bool(kept),
-        )
-        for arm, task, trial, attempt, outcome, valid, reason, wall, kept in zip(
-            table.strings("arm"),
-            table.strings("task"),
-            cols["trial"].tolist(),
-            cols["attempt"].tolist(),
-            table.strings("outcome"),
-            cols["valid"].tolist(),
-            table.strings("reason"),
-            walls,
-            cols["kept"].tolist(),
-            strict=True,
-        )
-    ]
-    info = loaded.info
-    arms = list(dict.fromkeys([*info.arms, *(r.arm for r in rows)]))
-    tasks = list(dict.fromkeys([*(t.id for t in info.tasks), *(r.task for r in rows)]))
-    return RunTrials(rows, arms, tasks)
+def _code(categories: list[str], value: str) -> int:
+    return categories.index(value) if value in categories else -2
 
 
-def trial_listing(run: RunTrials, f: TrialFilter) -> TrialListing:
-    """The trials ``f`` selects, one page of them, in arm, task and trial order."""
-    rows, arms, tasks = run
-    kept: dict[tuple[str, str, int], list[str]] = {}
-    for r in sorted((r for r in rows if r.kept), key=lambda r: r.attempt):
-        kept.setdefault((r.arm, r.task, r.trial), []).append(r.outcome)
-    arm_order = {a: i for i, a in enumerate(arms)}
-    task_order = {t: i for i, t in enumerate(tasks)}
-    results = sorted(
-        (r for r in rows if not r.kept),
-        key=lambda r: (arm_order.get(r.arm, 0), task_order.get(r.task, 0), r.trial),
-    )
+def _lines(index: TrialIndex, rows: npt.NDArray[np.int64]) -> list[TrialLine]:
+    c = index.columns
+    kept = index.kept_rows
+    kept_keys = index.keys[kept]
+    arms, tasks = index.strings("arm", rows), index.strings("task", rows)
+    outcomes, reasons = index.strings("outcome", rows), index.strings("reason", rows)
     lines = []
-    for r in results:
-        others = kept.get((r.arm, r.task, r.trial), [])
-        if (f.arm and r.arm != f.arm) or (f.task and r.task != f.task):
-            continue
-        if f.validity and r.validity != f.validity:
-            continue
-        if f.outcome and f.outcome != r.outcome and f.outcome not in others:
-            continue
+    for i, row in enumerate(rows.tolist()):
+        lo, hi = (
+            np.searchsorted(kept_keys, index.keys[row], side="left"),
+            np.searchsorted(kept_keys, index.keys[row], side="right"),
+        )
+        valid = int(c["valid"][row])
+        wall = float(c["wall_ms"][row])
         lines.append(
             TrialLine(
-                arm=r.arm,
-                task=r.task,
-                trial=r.trial,
-                attempt=r.attempt,
-                outcome=r.outcome,
-                validity=r.validity,
-                reason=r.reason,
-                wall_ms=r.wall_ms,
-                kept=others,
-                linkable=is_segment(r.arm) and is_segment(r.task),
+                arm=arms[i],
+                task=tasks[i],
+                trial=int(c["trial"][row]),
+                attempt=int(c["attempt"][row]),
+                outcome=outcomes[i] or "interrupted",
+                validity="unknown" if valid < 0 else "valid" if valid else "invalid",
+                reason=_excerpt(reasons[i]),
+                wall_ms=None if math.isnan(wall) else wall,
+                kept=index.strings("outcome", kept[lo:hi]),
+                linkable=is_segment(arms[i]) and is_segment(tasks[i]),
             )
         )
-    pages = max(1, -(-len(lines) // PAGE_SIZE))
-    page = min(f.page, pages)
-    shown = lines[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    return TrialListing(shown, len(lines), len(results), page, pages, arms, tasks)
+    return lines
+
+
+def trial_listing(index: TrialIndex, f: TrialFilter, page_size: int = PAGE_SIZE) -> TrialListing:
+    """One page of the trials ``f`` selects. Raises ``NotFound`` for a page past the last
+    (a filter that matches nothing has one empty page)."""
+    rows = _select(index, f)
+    pages = max(1, -(-len(rows) // page_size))
+    if f.page > pages:
+        raise NotFound(f"no page {f.page}: these trials fill {pages} page(s)")
+    shown = rows[(f.page - 1) * page_size : f.page * page_size]
+    total = len(index.final_order)
+    return TrialListing(
+        _lines(index, shown), len(rows), total, f.page, pages, index.arms, index.tasks
+    )

@@ -7,14 +7,22 @@ is ever a link, a class name or an attribute the page acts on.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-MAX_EVENTS = 2000
-"""Events a page shows of one transcript; the rest is counted, not rendered."""
-MAX_BYTES = 16 << 20
-"""Bytes read of one transcript or audit file: a page stays a page."""
+PART_EVENTS = 200
+"""Events of a transcript one response shows; "show more" asks for the next part."""
+PART_BYTES = 1 << 20
+"""Bytes of a transcript one part reads at most (a part ends at the line that passes it)."""
+MAX_LINE = 256 << 10
+"""A longer line is cut there and shown as text, never parsed: reading the rest of it is
+skipped in chunks, so no response holds more than this of one line."""
+MAX_TEXT = 64 << 10
+"""Characters of one event's text or fields shown; the rest is counted."""
+MAX_AUDIT = 500
+"""Rows of a fixture's audit log a page shows."""
 
 _MAIN_TEXT = {
     "message": "text",
@@ -62,18 +70,56 @@ class Timeline:
     path: str
     """Relative to the run folder."""
     entries: list[Entry] = field(default_factory=list)
-    more: int = 0
-    """Events past ``MAX_EVENTS``, not shown."""
+    offset: int = 0
+    """The byte this part starts at."""
+    next_offset: int | None = None
+    """Where the next part starts; None when this part reached the end of the file."""
+    size: int = 0
+    """The file's size when it was read (a running attempt's grows)."""
     bad_lines: int = 0
     """Lines that were not JSON objects (a torn last line of a live attempt, say)."""
     partial: bool = False
     """An attempt still running: its transcript is still being written."""
 
 
-def _read_lines(path: Path) -> list[bytes]:
+class Part(NamedTuple):
+    lines: list[tuple[bytes, int]]
+    """Each line (cut at ``MAX_LINE``) and its full length in bytes."""
+    next_offset: int | None
+    size: int
+
+
+def read_part(path: Path, offset: int, events: int, budget: int) -> Part:
+    """Up to ``events`` lines (about ``budget`` bytes) of ``path`` from byte ``offset``.
+
+    Raises ``OSError`` when the file cannot be read.
+    """
+    lines: list[tuple[bytes, int]] = []
     with path.open("rb") as handle:
-        data = handle.read(MAX_BYTES)
-    return data.splitlines()
+        size = os.fstat(handle.fileno()).st_size
+        handle.seek(offset)
+        position, used = offset, 0
+        while len(lines) < events and used < budget:
+            line = handle.readline(MAX_LINE + 1)
+            if not line:
+                return Part(lines, None, size)
+            full = len(line)
+            if full > MAX_LINE and not line.endswith(b"\n"):
+                while chunk := handle.readline(1 << 20):  # skip the rest of the line
+                    full += len(chunk)
+                    if chunk.endswith(b"\n"):
+                        break
+                line = line[:MAX_LINE]
+            lines.append((line, full))
+            position += full
+            used += min(full, MAX_LINE)
+    return Part(lines, position if position < size else None, size)
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    return f"{text[:MAX_TEXT]}\n… ({len(text) - MAX_TEXT:,} more characters not shown)"
 
 
 def _title(kind: str, event: dict[str, Any]) -> str:
@@ -112,29 +158,41 @@ def _entry(event: dict[str, Any], previous: float | None) -> Entry:
         t=t,
         delta=None if t is None or previous is None else t - previous,
         kind=kind,
-        title=_title(kind, event),
-        text=None if text is None else text if isinstance(text, str) else pretty(text),
-        details=pretty(rest) if rest else None,
+        title=_cut(_title(kind, event)),
+        text=None if text is None else _cut(text if isinstance(text, str) else pretty(text)),
+        details=_cut(pretty(rest)) if rest else None,
         latency_ms=_latency(kind, event),
         is_error=bool(event.get("is_error")) or event.get("ok") is False or kind == "error",
     )
 
 
-def read_timeline(run: Path, path: Path, *, partial: bool = False) -> Timeline | None:
-    """The transcript at ``path`` as a timeline, or None when there is no such file."""
+def read_timeline(
+    run: Path,
+    path: Path,
+    *,
+    partial: bool = False,
+    offset: int = 0,
+    previous: float | None = None,
+    events: int = PART_EVENTS,
+) -> Timeline | None:
+    """One part of the transcript at ``path`` as a timeline, from byte ``offset`` (a line
+    start a part before returned); None when there is no such file. ``previous`` is the
+    time of the event before the part (for its first gap)."""
     rel = path.relative_to(run).as_posix()
     try:
-        lines = _read_lines(path)
+        part = read_part(path, offset, events, PART_BYTES)
     except OSError:
         return None
     entries: list[Entry] = []
-    bad = more = 0
-    previous: float | None = None
-    for raw in lines:
+    bad = 0
+    for raw, full in part.lines:
         if not raw.strip():
             continue
-        if len(entries) >= MAX_EVENTS:
-            more += 1
+        if full > len(raw):
+            text = raw.decode("utf-8", errors="replace")
+            entries.append(
+                Entry(None, None, "cut", f"a line of {full:,} bytes, its first {len(raw):,}", text)
+            )
             continue
         try:
             event = json.loads(raw)
@@ -147,7 +205,7 @@ def read_timeline(run: Path, path: Path, *, partial: bool = False) -> Timeline |
         entry = _entry(event, previous)
         previous = entry.t if entry.t is not None else previous
         entries.append(entry)
-    return Timeline(rel, entries, more, bad, partial)
+    return Timeline(rel, entries, offset, part.next_offset, part.size, bad, partial)
 
 
 @dataclass(frozen=True)
@@ -196,11 +254,11 @@ def read_audit_logs(run: Path, folder: Path | None) -> list[AuditLog]:
         rows: list[AuditRow] = []
         bad = 0
         try:
-            lines = _read_lines(path)
+            lines = read_part(path, 0, MAX_AUDIT, PART_BYTES).lines
         except OSError:
             continue
-        for raw in lines[:MAX_EVENTS]:
-            if not raw.strip():
+        for raw, full in lines:
+            if not raw.strip() or full > len(raw):
                 continue
             try:
                 entry = json.loads(raw)

@@ -1,4 +1,4 @@
-"""The trial browser's trial page: one trial with every attempt it had.
+"""One trial with every attempt it had (the list of trials is ``_listing.py``'s).
 
 A trial's page reads only that trial's files: its result, its kept attempts under
 ``infra/`` and ``interrupted/``, their transcripts, the transcript of an attempt still
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -16,9 +17,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from pairbench.schedule._plan import TrialKey
-from pairbench.store._load_run import read_run_info
 from pairbench.store._records import Metric, TrialResult, first_error
-from pairbench.store._run_dir import RunDir
 from pairbench.store._run_record import RunRecord
 from pairbench.view._paths import NotFound, is_segment, run_file
 from pairbench.view._timeline import AuditLog, Timeline, pretty, read_audit_logs, read_timeline
@@ -203,12 +202,11 @@ def _scheduled(info: RunRecord, task: str, trial: int, arm: str) -> bool:
     )  # fmt: skip
 
 
-def trial_page(run: Path, arm: str, task: str, trial: int) -> TrialPage:
-    """Every attempt of (arm, task, trial) the run holds; ``NotFound`` if it has none and
-    the schedule does not plan it. Raises ``RunDirError`` for an unreadable run.json."""
+def trial_page(run: Path, arm: str, task: str, trial: int, info: RunRecord) -> TrialPage:
+    """Every attempt of (arm, task, trial) the run holds, each transcript's first part;
+    ``NotFound`` if it has none and the schedule (in ``info``) does not plan it."""
     if not (is_segment(arm) and is_segment(task)):
         raise NotFound("not a trial of this run")
-    info = read_run_info(RunDir.open(run))
     key = TrialKey(arm=arm, task=task, trial=trial)
     attempts: list[Attempt] = []
     final = run_file(run, "results", arm, task, f"{trial}.json")
@@ -229,6 +227,46 @@ def trial_page(run: Path, arm: str, task: str, trial: int) -> TrialPage:
     if not attempts and not planned:
         raise NotFound(f"no trial {arm}/{task}/{trial} in run {info.run_id}")
     return TrialPage(arm, task, trial, attempts, planned)
+
+
+TRANSCRIPT_KINDS = ("final", *KEPT, "running")
+
+
+def transcript_part(
+    run: Path, arm: str, task: str, trial: int, query: Mapping[str, str]
+) -> Timeline:
+    """The part of one attempt's transcript a "show more" link asks for: ``kind`` (final,
+    infra, interrupted, running), ``attempt``, ``offset`` (a byte a part before ended at)
+    and ``t`` (the time of the event before it). ``NotFound`` for anything else."""
+    kind, raw_attempt = query.get("kind", ""), query.get("attempt", "")
+    raw_offset, raw_t = query.get("offset", "0") or "0", query.get("t", "")
+    if kind not in TRANSCRIPT_KINDS or not raw_attempt.isdigit() or not raw_offset.isdigit():
+        raise NotFound("no such part of a transcript: kind, attempt and offset name one")
+    if len(raw_attempt) > 9 or len(raw_offset) > 15:
+        raise NotFound("no such part of a transcript")
+    try:
+        previous = float(raw_t) if raw_t else None
+    except ValueError:
+        previous = None
+    attempt, offset = int(raw_attempt), int(raw_offset)
+    name = {
+        "final": f"{trial}.jsonl",
+        "running": f"{trial}.{attempt}.partial",
+    }.get(kind, f"{trial}.{attempt}.jsonl")
+    folder = "transcripts" if kind in ("final", "running") else kind
+    path = run_file(run, folder, arm, task, name)
+    if path is None or not path.is_file():
+        raise NotFound(f"no transcript {folder}/{arm}/{task}/{name} in this run")
+    if kind == "final":  # the final transcript is its attempt's only if the record says so
+        result = _read_record(run_file(run, "results", arm, task, f"{trial}.json")).result
+        if result is None or result.attempt != attempt:
+            raise NotFound(f"attempt {attempt} is not the final attempt of this trial")
+    if offset > path.stat().st_size:
+        raise NotFound(f"offset {offset} is past the end of {folder}/{arm}/{task}/{name}")
+    timeline = read_timeline(run, path, partial=kind == "running", offset=offset, previous=previous)
+    if timeline is None:
+        raise NotFound(f"cannot read {folder}/{arm}/{task}/{name}")
+    return timeline
 
 
 def _numbered(folder: Path | None, trial: int) -> dict[tuple[int, str], Path]:

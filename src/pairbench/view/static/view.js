@@ -43,8 +43,41 @@
     });
   }
 
+  // A transcript's "show more": fetch the next part (server-escaped list items, at most
+  // a part's events and bytes) and put it where the link was. Without script the link
+  // opens that part as a page of its own.
+  function more(event) {
+    var anchor = event.target.closest ? event.target.closest("a[data-more]") : null;
+    if (!anchor) {
+      return;
+    }
+    var href = anchor.getAttribute("href");
+    if (!href || href.charAt(0) !== "/") {
+      return;
+    }
+    event.preventDefault();
+    var item = anchor.parentNode;
+    anchor.textContent = "loading…";
+    window.fetch(href + "&part=1", { cache: "no-store", credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) {
+          throw new Error("HTTP " + response.status);
+        }
+        return response.text();
+      })
+      .then(function (html) {
+        var list = document.createElement("template");
+        list.innerHTML = html;
+        item.parentNode.replaceChild(list.content, item);
+      })
+      .catch(function () {
+        window.location.href = href;
+      });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     poll(document.body);
     autosubmit();
+    document.addEventListener("click", more);
   });
 })();
