@@ -14,15 +14,21 @@ from pairbench.importers._base import (
     sha256_of,
     sha256_text,
 )
+from pairbench.importers._inspect import InspectImporter, InspectSettings
+from pairbench.importers._table import TableImporter, TableSettings
 
 __all__ = [
     "ImportOutcome",
     "ImportRefused",
     "ImportSettings",
     "Importer",
+    "InspectImporter",
+    "InspectSettings",
     "LogFacts",
     "Measured",
     "SampleRecord",
+    "TableImporter",
+    "TableSettings",
     "aware",
     "iter_jsonl",
     "sha256_of",
