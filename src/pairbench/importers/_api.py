@@ -40,6 +40,12 @@ def vouch(record: ImportRecord) -> list[str]:
             f"{f.model or 'not recorded'}, generation settings {settings}, task {f.task} "
             f"version {f.task_version}, created {created}."
         )
+    if record.analysis_frozen_at is None:
+        out.append(
+            "No analysis was frozen before these logs existed (no --experiment): the comparison "
+            "of every arm with the first was declared at import, so its p value is not "
+            "pre-registered."
+        )
     p = record.pairing
     if record.allowed_different_inputs and p.differences:
         out.insert(

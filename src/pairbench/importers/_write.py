@@ -98,7 +98,14 @@ def check(
     index = KeyIndex(arms)
     for s in sources:
         index.add(s.facts.path, importer.samples(s.path, s.facts, settings), s.arms)
-    models = [s.facts.model for s in sources for _ in s.arms]
+    # An A/A pair: the same model, generation settings and task arguments in every arm.
+    models = [
+        f"{s.facts.model}|{sorted(s.facts.generation.items())}|{s.facts.notes}"
+        if s.facts.model
+        else None
+        for s in sources
+        for _ in s.arms
+    ]
     pairing, common = index.pairing(models)
     differences = header_differences([s.facts for s in sources]) + pairing.differences
     pairing = pairing.model_copy(update={"differences": differences})

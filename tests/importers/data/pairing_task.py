@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (run by Inspect's own venv, bench/.venv-inspect; inspect_ai is not installed in the suite's)
 """An Inspect AI task for pairbench's importer tests (run by make_inspect_logs.sh).
 
 20 samples; Inspect's ``mockllm`` model answers every prompt with the same default text, and
