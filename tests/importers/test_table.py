@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ MAPPING = {
 }
 
 
-def _csv(path: Path, rows: list[tuple[object, ...]] = ROWS) -> Path:
+def _csv(path: Path, rows: Sequence[tuple[object, ...]] = ROWS) -> Path:
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["question", "model", "repeat", "correct", "topic"])
