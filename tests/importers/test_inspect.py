@@ -14,9 +14,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from tests.helpers.common import skip_outside_ci
 from typer.testing import CliRunner
 
+from helpers.common import skip_outside_ci
 from pairbench._errors import ImportRefused
 
 DATA = Path(__file__).parent / "data"
