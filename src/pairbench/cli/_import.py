@@ -38,6 +38,11 @@ def import_(
     ),
     mapping: Path | None = typer.Option(None, "--mapping", help="The same keys as a YAML file."),
     arm: list[str] = typer.Option([], "--arm", help="Arm names, one per file's arm, in order."),
+    experiment: Path | None = typer.Option(
+        None,
+        "--experiment",
+        help="A frozen analysis (pairbench freeze-analysis): arms, metric, primary test.",
+    ),
     allow_different_inputs: bool = typer.Option(
         False,
         "--allow-different-inputs",
@@ -54,6 +59,7 @@ def import_(
 
         pairbench import inspect a.eval b.eval --runs-dir runs
         pairbench import table results.csv -o id=question -o arm=model -o outcome=correct
+        pairbench import inspect base.eval cand.eval --experiment analysis.yaml
     """
     from pairbench.importers._api import import_logs
 
@@ -64,6 +70,34 @@ def import_(
         options=_options(option, mapping),
         arm_names=arm,
         allow_different_inputs=allow_different_inputs,
+        experiment=experiment,
     )
     err.print(f"Imported into {run}", markup=False, highlight=False, soft_wrap=True)
     print(run)
+
+
+@app.command("freeze-analysis")
+@user_errors
+def freeze_analysis_(
+    analysis: Path = typer.Argument(..., help="The analysis file (analysis.yaml)."),
+) -> None:
+    """Freeze an import's analysis before the logs it analyses exist.
+
+    Writes ANALYSIS.lock.json beside it and appends a freeze line (with the time) to
+    ANALYSIS.ledger.jsonl; commit both. `pairbench import ... --experiment ANALYSIS` then
+    refuses an analysis edited since, and the report says for each log whether it was
+    created before or after this freeze and whether it was named in advance.
+
+    Example:
+
+        pairbench freeze-analysis analysis.yaml
+    """
+    from pairbench.importers._analysis import freeze_analysis
+
+    entry = freeze_analysis(analysis)
+    err.print(
+        f"Frozen {analysis} (version {entry.protocol_version}) at {entry.at}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pairbench import _registry
 from pairbench._errors import ImportRefused
+from pairbench.importers._analysis import FrozenAnalysis, arm_for, frozen, record_import
 from pairbench.importers._base import Importer
 from pairbench.importers._record import ImportedLog, ImportRecord
 from pairbench.importers._write import Source, check, now, plan_arms, safe_id, write_run
+from pairbench.store._run_dir import new_run_id
 
 
-def vouch(record: ImportRecord) -> list[str]:
+def vouch(record: ImportRecord, fa: FrozenAnalysis | None = None) -> list[str]:
     """What pairbench can and cannot vouch for in an imported run, one sentence each."""
     logs = record.logs
     harnesses = sorted(
@@ -40,7 +43,29 @@ def vouch(record: ImportRecord) -> list[str]:
             f"{f.model or 'not recorded'}, generation settings {settings}, task {f.task} "
             f"version {f.task_version}, created {created}."
         )
-    if record.analysis_frozen_at is None:
+    if fa is not None:
+        out.append(
+            f"The analysis ({fa.file}, version {fa.analysis.version}, lock sha256 "
+            f"{fa.lock_sha256}) was frozen at {fa.frozen_at.isoformat()}, before this import."
+        )
+        for log in record.logs:
+            when = log.created_vs_freeze
+            line = (
+                f"{log.facts.path} was created {when} the analysis was frozen (by its own "
+                "header's timestamp)"
+                if when in ("before", "after")
+                else f"{log.facts.path} records no creation time"
+            )
+            if not log.named_in_advance:
+                line += "; it was NOT named in advance (matched by its model or arm name)"
+            first = fa.first_hashes.get(log.absolute_path)
+            if first is not None and first != log.facts.sha256:
+                line += (
+                    f"; its bytes CHANGED since its first import under this analysis (sha256 "
+                    f"{first} then)"
+                )
+            out.append(line + ".")
+    else:
         out.append(
             "No analysis was frozen before these logs existed (no --experiment): the comparison "
             "of every arm with the first was declared at import, so its p value is not "
@@ -79,8 +104,12 @@ def import_logs(
     options: Mapping[str, Any] | None = None,
     arm_names: Sequence[str] = (),
     allow_different_inputs: bool = False,
+    experiment: Path | None = None,
 ) -> Path:
     """Import ``files`` (another harness's output) as a new run under ``runs_dir``.
+
+    With ``experiment`` (an analysis frozen by ``freeze_analysis``), its arms, metric,
+    comparisons and primary test are used, and its ledger records the import.
 
     **Usage**::
 
@@ -91,32 +120,83 @@ def import_logs(
     touched then.
     """
     importer: Importer[Any] = _registry.load("importers", importer_name)()
-    settings = importer.settings(dict(options or {}))
+    fa = frozen(experiment) if experiment is not None else None
+    raw = dict(options or {})
+    if fa is not None:
+        raw = _fixed_options(importer, importer_name, fa, raw)
+    settings = importer.settings(raw)
     missing = [f for f in files if not f.is_file()]
     if missing:
         raise ImportRefused(f"{missing[0]}: no such file. Fix: pass the harness's output file")
     facts = [importer.scan(f, settings) for f in files]
-    arms = plan_arms(facts, arm_names)
-    sources = [Source(f, fa, a) for f, fa, a in zip(files, facts, arms, strict=True)]
+    advance: dict[str, bool] = {}
+    if fa is None:
+        arms = plan_arms(facts, arm_names)
+    else:
+        arms = []
+        for f, fact in zip(files, facts, strict=True):
+            mapping = {}
+            for recorded in fact.arms:
+                arm, named = arm_for(fa, f, recorded, fact.model)
+                mapping[recorded] = arm
+                advance[str(f)] = advance.get(str(f), True) and named
+            arms.append(mapping)
+        ids = [a for m in arms for a in m.values()]
+        if len(set(ids)) != len(ids) or len(ids) < 2:
+            raise ImportRefused(
+                f"the files give arms {', '.join(ids)}: each declared arm once, two at least. "
+                f"Fix: one log per arm of {experiment}"
+            )
+    sources = [Source(f, fa_, a) for f, fa_, a in zip(files, facts, arms, strict=True)]
     pairing, common, min_epoch = check(importer, sources, settings, allow_different_inputs)
+    logs = [
+        ImportedLog(
+            facts=s.facts,
+            absolute_path=str(s.path.resolve()),
+            arms=s.arms,
+            created_vs_freeze=_when(s.facts.created_at, fa.frozen_at) if fa else None,
+            named_in_advance=advance.get(str(s.path)) if fa else None,
+        )
+        for s in sources
+    ]
     record = ImportRecord(
         importer=importer_name,
-        logs=[
-            ImportedLog(facts=s.facts, absolute_path=str(s.path.resolve()), arms=s.arms)
-            for s in sources
-        ],
+        logs=logs,
         pairing=pairing,
         allowed_different_inputs=allow_different_inputs,
         primary_metric=facts[0].primary_metric,
+        analysis_file=str(experiment) if experiment else None,
+        analysis_frozen_at=fa.frozen_at if fa else None,
+        analysis_sha256=fa.lock_sha256 if fa else None,
         imported_at=now(),
     )
-    record = record.model_copy(update={"vouch": vouch(record)})
-    task = facts[0].task or importer_name
+    record = record.model_copy(update={"vouch": vouch(record, fa)})
     run_arms = [a for s in sources for a in s.arms.values()]
-    comparisons = [[run_arms[0], b] for b in run_arms[1:]]
-    experiment_id = safe_id(f"import-{task}")[:40].strip("-.")
-    model = {"id": experiment_id, "version": "1", "arms": run_arms, "comparisons": comparisons}
-    return write_run(
+    if fa is not None:
+        order = list(fa.analysis.arms)
+        run_arms.sort(key=order.index)
+        comparisons = [list(c) for c in fa.analysis.comparisons] or [
+            [run_arms[0], b] for b in run_arms[1:]
+        ]
+        experiment_id, version = fa.analysis.id, fa.analysis.version
+        primary = [p.model_dump(mode="json") for p in fa.analysis.primary]
+    else:
+        comparisons = [[run_arms[0], b] for b in run_arms[1:]]
+        task = facts[0].task or importer_name
+        experiment_id, version = safe_id(f"import-{task}")[:40].strip("-."), "1"
+        primary = []
+    model: dict[str, Any] = {
+        "id": experiment_id,
+        "version": version,
+        "arms": run_arms,
+        "comparisons": comparisons,
+    }
+    if primary:
+        model["primary"] = primary
+    if experiment is not None:
+        model["file"] = str(experiment)
+    run_id = new_run_id(experiment_id)
+    run = write_run(
         importer,
         sources,
         settings,
@@ -124,7 +204,40 @@ def import_logs(
         common,
         min_epoch,
         runs_dir,
+        run_id,
         experiment_id,
         comparisons,
         model,
     )
+    if fa is not None and experiment is not None:
+        record_import(experiment, fa, run_id, {log.absolute_path: log.facts.sha256 for log in logs})
+    return run
+
+
+def _fixed_options(
+    importer: Importer[Any], name: str, fa: FrozenAnalysis, raw: dict[str, Any]
+) -> dict[str, Any]:
+    """The importer's options with what the frozen analysis fixed; a clash is refused."""
+    if fa.analysis.importer != name:
+        raise ImportRefused(
+            f"{fa.file}: registered for the {fa.analysis.importer!r} importer, not {name!r}. "
+            f"Fix: pairbench import {fa.analysis.importer} ..."
+        )
+    fixed: dict[str, Any] = dict(fa.analysis.options)
+    if fa.analysis.metric is not None:
+        if importer.metric_option is None:
+            raise ImportRefused(f"{fa.file}: metric: the {name!r} importer has no metric choice")
+        fixed[importer.metric_option] = fa.analysis.metric
+    clash = [k for k, v in raw.items() if k in fixed and str(fixed[k]) != str(v)]
+    if clash:
+        raise ImportRefused(
+            f"--option {clash[0]}={raw[clash[0]]} contradicts {fa.file}, which fixed "
+            f"{clash[0]}={fixed[clash[0]]} before the data. Fix: leave the option out"
+        )
+    return {**raw, **fixed}
+
+
+def _when(created: datetime | None, frozen_at: datetime) -> str:
+    if created is None:
+        return "unknown"
+    return "before" if created < frozen_at else "after"

@@ -183,6 +183,9 @@ class Importer(ABC, Generic[S]):
     """One line: what files it reads (shown by ``pairbench import --help``)."""
     settings_model: ClassVar[type[ImportSettings]] = ImportSettings
     """The settings it accepts (``--option KEY=VALUE`` / ``--mapping FILE``)."""
+    metric_option: ClassVar[str | None] = None
+    """The settings key a frozen analysis's ``metric:`` sets (``scorer``, ``outcome``, ...);
+    None: the importer has no choice of metric."""
 
     def settings(self, raw: dict[str, Any]) -> S:
         """Validate ``raw`` against :attr:`settings_model`; a bad key is one clear error."""

@@ -63,6 +63,7 @@ class InspectImporter(Importer[InspectSettings]):
 
     name = "inspect"
     description = "Inspect AI logs (.eval or .json), one arm per log"
+    metric_option = "scorer"
     settings_model = InspectSettings
 
     def scan(self, path: Path, settings: InspectSettings) -> LogFacts:

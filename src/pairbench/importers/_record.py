@@ -38,6 +38,8 @@ class ImportRecord(Frozen):
     """``--allow-different-inputs`` was given: the differences in ``pairing`` were accepted."""
     primary_metric: str
     """The score that decided pass/fail."""
+    analysis_file: str | None = None
+    """The frozen analysis file (``--experiment``); None without one."""
     analysis_frozen_at: AwareDatetime | None = None
     """When the analysis (``--experiment``) was frozen, from its ledger; None without one."""
     analysis_sha256: str | None = None

@@ -84,6 +84,7 @@ class TableImporter(Importer[TableSettings]):
 
     name = "table"
     description = "per-sample CSV, JSONL or Parquet through a column mapping"
+    metric_option = "outcome"
     settings_model = TableSettings
 
     def scan(self, path: Path, settings: TableSettings) -> LogFacts:

@@ -25,7 +25,7 @@ from pairbench.schedule._plan import Pair, Schedule, TrialKey
 from pairbench.store._events import AttemptFinished, RunEnded, RunStarted
 from pairbench.store._records import Grade, Metric, Metrics, TrialResult
 from pairbench.store._row import trial_row
-from pairbench.store._run_dir import RunDir, new_run_id
+from pairbench.store._run_dir import RunDir
 from pairbench.store._run_info import ExecutorRef, ExperimentRef, Policies, RunInfo, TaskRef
 
 _CHUNK = 2000
@@ -136,6 +136,7 @@ def write_run(
     common: set[tuple[str, str, int]],
     min_epoch: int,
     runs_dir: Path,
+    run_id: str,
     experiment_id: str,
     comparisons: list[list[str]],
     experiment_model: dict[str, Any],
@@ -150,7 +151,6 @@ def write_run(
         Pair(index=i, task=task, trial=trial, seed=0, model_seed=0, order=list(arms))
         for i, (task, trial) in enumerate(trials)
     ]
-    run_id = new_run_id(experiment_id)
     info = RunInfo(
         run_id=run_id,
         experiment=ExperimentRef(
