@@ -91,7 +91,7 @@ def test_the_report_dates_each_log_against_the_freeze(study: Path) -> None:
 
 def run_log_sha(run: Path, arm: str) -> str:
     logs = json.loads((run / "run.json").read_text())["imported"]["logs"]
-    return next(log["facts"]["sha256"] for log in logs if arm in log["arms"].values())
+    return str(next(log["facts"]["sha256"] for log in logs if arm in log["arms"].values()))
 
 
 def test_a_log_changed_since_its_first_import_is_named(study: Path) -> None:
