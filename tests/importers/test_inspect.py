@@ -188,3 +188,20 @@ def test_the_eval_zip_is_read_by_inspect_not_by_hand() -> None:
     assert zipfile.is_zipfile(DATA / "inspect_a.eval")
     source = (Path(__file__).parents[2] / "src/pairbench/importers/_inspect.py").read_text()
     assert "zipfile" not in source and "read_eval_log_samples" in source
+
+
+def test_compare_and_view_read_the_imported_run(imported: tuple[Path, Path]) -> None:
+    from starlette.testclient import TestClient
+
+    from pairbench.cli import app
+    from pairbench.view import create_app
+
+    _, run = imported
+    same = CliRunner().invoke(app, ["compare", str(run), str(run)])
+    assert same.exit_code == 0, same.output
+    client = TestClient(create_app(run.parent, port=8765), base_url="http://127.0.0.1:8765")
+    page = client.get(f"/runs/{run.name}/report")
+    assert page.status_code == 200
+    assert "Imported: trials run by another harness" in page.text
+    trial = client.get(f"/runs/{run.name}/trials/b/20/0")  # sample 20 errored in arm b
+    assert trial.status_code == 200 and "infra" in trial.text
