@@ -12,6 +12,7 @@ from pairbench._errors import ImportRefused
 from pairbench.importers._analysis import FrozenAnalysis, arm_for, frozen, record_import
 from pairbench.importers._base import Importer
 from pairbench.importers._record import ImportedLog, ImportRecord
+from pairbench.importers._scores import score_deltas
 from pairbench.importers._write import Source, check, now, plan_arms, safe_id, write_run
 from pairbench.store._run_dir import new_run_id
 
@@ -148,7 +149,7 @@ def import_logs(
                 f"Fix: one log per arm of {experiment}"
             )
     sources = [Source(f, fa_, a) for f, fa_, a in zip(files, facts, arms, strict=True)]
-    pairing, common, min_epoch = check(importer, sources, settings, allow_different_inputs)
+    pairing, common, min_epoch, index = check(importer, sources, settings, allow_different_inputs)
     logs = [
         ImportedLog(
             facts=s.facts,
@@ -193,6 +194,8 @@ def import_logs(
     }
     if primary:
         model["primary"] = primary
+    deltas = score_deltas(index, common, comparisons, facts[0].primary_metric)
+    record = record.model_copy(update={"score_deltas": deltas})
     if experiment is not None:
         model["file"] = str(experiment)
     run_id = new_run_id(experiment_id)

@@ -92,12 +92,17 @@ def check(
     sources: Sequence[Source],
     settings: ImportSettings,
     allow_different_inputs: bool,
-) -> tuple[Pairing, set[tuple[str, str, int]], int]:
+) -> tuple[Pairing, set[tuple[str, str, int]], int, KeyIndex]:
     """The first pass: every key per arm; refuses unpaired or different inputs as asked."""
     arms = [a for s in sources for a in s.arms.values()]
     index = KeyIndex(arms)
     for s in sources:
-        index.add(s.facts.path, importer.samples(s.path, s.facts, settings), s.arms)
+        index.add(
+            s.facts.path,
+            importer.samples(s.path, s.facts, settings),
+            s.arms,
+            s.facts.primary_metric,
+        )
     # An A/A pair: the same model, generation settings and task arguments in every arm.
     models = [
         f"{s.facts.model}|{sorted(s.facts.generation.items())}|{s.facts.notes}"
@@ -125,7 +130,7 @@ def check(
             + ". Fix: import logs of one task version run on the same samples, or pass "
             "--allow-different-inputs (the report then leads with the difference)"
         )
-    return pairing, common, index.min_epoch or 0
+    return pairing, common, index.min_epoch or 0, index
 
 
 def write_run(
@@ -246,6 +251,11 @@ def _result(
     harness = facts.harness
     primary = s.scores.get(facts.primary_metric)
     details: dict[str, Any] = {"scores": s.scores, "sample_id": s.sample_id, "epoch": s.epoch}
+    # Each 0/1 score as a scored field: the report's per-field table shows every scorer's
+    # accuracy per arm, not only the primary one's.
+    fields = [{"name": n, "correct": v == 1.0} for n, v in s.scores.items() if v in (0.0, 1.0)]
+    if fields:
+        details["fields"] = fields
     if s.cluster is not None:
         details["cluster"] = s.cluster
     grade = None
