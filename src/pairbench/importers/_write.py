@@ -21,6 +21,7 @@ from pairbench._errors import ImportRefused
 from pairbench.importers._base import Importer, ImportSettings, LogFacts, SampleRecord
 from pairbench.importers._pairing import KeyIndex, Pairing, header_differences
 from pairbench.importers._record import ImportRecord
+from pairbench.importers._spool import Spool
 from pairbench.schedule._plan import Pair, Schedule, TrialKey
 from pairbench.store._events import AttemptFinished, RunEnded, RunStarted
 from pairbench.store._records import Grade, Metric, Metrics, TrialResult
@@ -92,14 +93,15 @@ def check(
     sources: Sequence[Source],
     settings: ImportSettings,
     allow_different_inputs: bool,
+    spool: Spool,
 ) -> tuple[Pairing, set[tuple[str, str, int]], int, KeyIndex]:
     """The first pass: every key per arm; refuses unpaired or different inputs as asked."""
     arms = [a for s in sources for a in s.arms.values()]
     index = KeyIndex(arms)
-    for s in sources:
+    for number, s in enumerate(sources):
         index.add(
             s.facts.path,
-            importer.samples(s.path, s.facts, settings),
+            spool.tee(number, importer.samples(s.path, s.facts, settings)),
             s.arms,
             s.facts.primary_metric,
         )
@@ -136,7 +138,7 @@ def check(
 def write_run(
     importer: Importer[Any],
     sources: Sequence[Source],
-    settings: ImportSettings,
+    spool: Spool,
     record: ImportRecord,
     common: set[tuple[str, str, int]],
     min_epoch: int,
@@ -197,8 +199,8 @@ def write_run(
         journal.append(RunStarted(run_id=run_id, planned=info.planned_trials, command="import"))
         lines: list[bytes] = []
         position = {a: i for i, a in enumerate(arms)}
-        for s in sources:
-            for record_ in importer.samples(s.path, s.facts, settings):
+        for number, s in enumerate(sources):
+            for record_ in spool.read(number):
                 key = (record_.task or "", record_.sample_id, record_.epoch)
                 if key not in common:
                     continue
