@@ -198,6 +198,7 @@ def write_run(
         journal = run_dir.journal()
         journal.append(RunStarted(run_id=run_id, planned=info.planned_trials, command="import"))
         lines: list[bytes] = []
+        made: set[Path] = set()
         position = {a: i for i, a in enumerate(arms)}
         for number, s in enumerate(sources):
             for record_ in spool.read(number):
@@ -211,7 +212,9 @@ def write_run(
                 )
                 trial_key = TrialKey(arm=arm, task=tid, trial=result.trial)
                 put = run_dir.stage_result(trial_key, result)
-                put.path.parent.mkdir(parents=True, exist_ok=True)
+                if put.path.parent not in made:  # one mkdir per folder, not per trial
+                    put.path.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(put.path.parent)
                 with open(put.path, "xb") as fh:
                     fh.write(put.data)
                 event = AttemptFinished(
