@@ -5,6 +5,7 @@ The hierarchy::
     PairbenchError                 one clear message with the fix; the CLI exits non-zero
     ├── SpecError                  experiment.yaml, or its lock, is invalid (every problem found)
     ├── RegistryError              an agent, grader, fixture or study name is not registered
+    ├── ImportRefused              another harness's files cannot be imported as asked
     ├── RunDirError                a run directory is missing, corrupt, or would be overwritten
     ├── ResumeRefused              resume asked under a changed experiment
     ├── RunInUse                   another process is writing the run (run, resume or report)
@@ -38,6 +39,14 @@ class SpecError(PairbenchError):
 
 class RegistryError(PairbenchError):
     """A name does not resolve to a registered plugin."""
+
+    exit_code = 2
+
+
+class ImportRefused(PairbenchError):
+    """Another harness's files cannot be imported as asked (unreadable, unpaired, a mapping
+    naming a missing column, ...); names the file, what is wrong and the fix. Nothing in the
+    runs folder is touched."""
 
     exit_code = 2
 

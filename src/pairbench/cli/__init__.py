@@ -7,6 +7,7 @@ from pairbench.cli import (  # noqa: F401 - registers commands
     _check,
     _export,
     _freeze,
+    _import,
     _model,
     _plan,
     _run,

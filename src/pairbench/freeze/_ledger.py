@@ -96,6 +96,9 @@ class LedgerEntry(Frozen):
     """What the run accepted as changed since freeze (``--accept-change``)."""
     previous_lock_sha256: str | None = None
     """The lock this freeze replaced (freeze)."""
+    imported_logs: dict[str, str] | None = None
+    """For an import under a frozen analysis (``pairbench import --experiment``): each log's
+    absolute path and its SHA-256 as imported (run)."""
 
     def line(self) -> bytes:
         """The entry's line: canonical JSON (sorted keys, no spaces, Nones left out)."""

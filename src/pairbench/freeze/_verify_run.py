@@ -319,7 +319,20 @@ def check_run_integrity(run_dir: Path) -> RunCheck:
         except RunDirError as exc:
             out.append(Mismatch("report", "summary.json", "a report rebuilt", str(exc)))
     _check_lock(opened.path, info, out)
+    _check_imported(info, out)
     return RunCheck(out, None if chained else PARTIAL)
+
+
+def _check_imported(info: RunRecord, out: list[Mismatch]) -> None:
+    """An imported run's logs (outside the run folder) still have the bytes imported: a
+    log edited after import is named (run.json, which records each hash, is chained)."""
+    for log in (info.imported or {}).get("logs") or []:
+        facts = log.get("facts") or {}
+        where = Path(str(log.get("absolute_path") or facts.get("path") or ""))
+        expected = facts.get("sha256")
+        found = sha256_path(where) if where.is_file() else None
+        if found != expected:
+            out.append(Mismatch("imported-log", str(where), expected, found))
 
 
 def verify_run(run_dir: Path) -> list[Mismatch]:

@@ -185,6 +185,11 @@ class RunInfo(Frozen):
     """Each difference from the lock the run was started with (``--accept-change NAME``):
     kind, name, expected and found hashes; every report of the run leads with them."""
 
+    imported: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """For trials another harness ran (``pairbench import``): the importer's record
+    (``importers.ImportRecord``: each log with its sha256, the pairing check, what pairbench
+    can vouch for); left out for runs pairbench ran."""
+
     def encode(self) -> bytes:
         """run.json's bytes: sorted keys, two-space indent, one trailing newline."""
         import json

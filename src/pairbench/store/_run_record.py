@@ -135,6 +135,9 @@ class RunRecord(_Shape):
     accepted_changes: list[dict[str, Any]] | None = None
     """Differences from the lock the run accepted (``--accept-change``)."""
 
+    imported: dict[str, Any] | None = None
+    """For trials another harness ran: ``importers.ImportRecord`` as JSON; None otherwise."""
+
     def adapter(self, arm: str) -> str:
         """The arm's agent adapter, or ``""`` when run.json does not say."""
         agent = self.agents.get(arm)

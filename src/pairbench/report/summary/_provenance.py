@@ -21,6 +21,7 @@ def run_provenance(run: RunRecord) -> dict[str, Any]:
         "lock_verified": run.lock_verified,
         "accepted_harness_change": run.accepted_harness_change,
         "model_server": _model_server(run.model_server),
+        "imported": run.imported,
         **_ledger(run),
     }
 

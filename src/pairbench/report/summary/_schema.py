@@ -156,6 +156,11 @@ class SummaryRun(Record):
     built from records alone."""
     manual_review_sha256: str | None
     """SHA-256 of `manual_review.json`; `null` without one."""
+    imported: dict[str, JsonValue] | None
+    """For trials another harness ran (`pairbench import`): `importer`, `logs` (each with its
+    facts: harness, version, path, sha256, model, generation settings, created at), `pairing`
+    (paired count, unpaired per arm, differences, `a_a`) and `vouch` (what pairbench can and
+    cannot vouch for, one sentence each; the report leads with them); `null` otherwise."""
 
 
 class Arm(Record):

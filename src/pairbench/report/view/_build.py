@@ -7,6 +7,7 @@ from typing import Any
 
 from pairbench.report.view import _format as f
 from pairbench.report.view import _hypotheses as vh
+from pairbench.report.view import _imported as vimported
 from pairbench.report.view import _metrics as vm
 from pairbench.report.view import _ops as ops
 from pairbench.report.view import _pairs as vp
@@ -292,8 +293,11 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted]) ->
         title += f" — {ops.SCREENING_STAGE}"
     if changed is not None:
         title += " (CHANGED SINCE FREEZE)"
+    imported = vimported.imported_section(run)
+    if imported is not None:
+        title += " (IMPORTED: RUN BY ANOTHER HARNESS)"
     if s["empty"]:
-        return View(title, meta, run["simulated"], True, [])
+        return View(title, meta, run["simulated"], True, [imported] if imported else [])
     sections_ = all_sections(s)
     chosen = _chosen(s, sections_)
     built: dict[str, Section] = {}
@@ -309,6 +313,8 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted]) ->
     missing = _missing_study(s)
     if missing is not None:
         sections.insert(0, missing)
+    if imported is not None:
+        sections.insert(0, imported)  # what pairbench can vouch for comes first
     if s["manual_review"]:
         sections.append(ops.manual_review(s))
     return View(title, meta, run["simulated"], False, sections)

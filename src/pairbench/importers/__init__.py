@@ -1,0 +1,36 @@
+"""Importers: trials another harness ran (Inspect AI, lm-evaluation-harness, promptfoo, any
+per-sample table) turned into a pairbench run folder. See ``_base`` for the plugin contract."""
+
+from pairbench._errors import ImportRefused
+from pairbench.importers._base import (
+    Importer,
+    ImportOutcome,
+    ImportSettings,
+    LogFacts,
+    Measured,
+    SampleRecord,
+    aware,
+    iter_jsonl,
+    sha256_of,
+    sha256_text,
+)
+from pairbench.importers._inspect import InspectImporter, InspectSettings
+from pairbench.importers._table import TableImporter, TableSettings
+
+__all__ = [
+    "ImportOutcome",
+    "ImportRefused",
+    "ImportSettings",
+    "Importer",
+    "InspectImporter",
+    "InspectSettings",
+    "LogFacts",
+    "Measured",
+    "SampleRecord",
+    "TableImporter",
+    "TableSettings",
+    "aware",
+    "iter_jsonl",
+    "sha256_of",
+    "sha256_text",
+]
