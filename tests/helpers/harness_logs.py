@@ -151,6 +151,8 @@ class PromptfooLogs(NamedTuple):
     """Two prompts (``guess``, ``alt``) x the echo provider over 20 test cases."""
     providers: Path
     """One prompt x two providers (echo, and echo with a response transform)."""
+    repeated: Path
+    """``prompts`` run with ``--repeat 2``: every test case twice per arm."""
 
 
 def make_promptfoo_logs(root: Path) -> PromptfooLogs:
@@ -159,13 +161,18 @@ def make_promptfoo_logs(root: Path) -> PromptfooLogs:
     work = root / "promptfoo"
     shutil.copytree(PROMPTFOO_DATA, work)
     out = {}
-    for name in ("prompts", "providers"):
+    for name, config, extra in (
+        ("prompts", "prompts", []),
+        ("providers", "providers", []),
+        ("repeated", "prompts", ["--repeat", "2"]),
+    ):
         done = subprocess.run(
             [
                 str(binary),
                 "eval",
                 "-c",
-                f"{name}.yaml",
+                f"{config}.yaml",
+                *extra,
                 "--output",
                 f"{name}.json",
                 "--no-cache",
