@@ -101,3 +101,27 @@ def test_mismatched_sample_ids_are_refused(tmp_path: Path) -> None:
 def test_an_unknown_setting_names_the_accepted_keys(tmp_path: Path) -> None:
     with pytest.raises(ImportRefused, match=r"invalid settings \(colour: .*accepted keys: id, "):
         import_logs("table", [_csv(tmp_path / "r.csv")], tmp_path / "runs", options={"colour": "x"})
+
+
+def test_a_non_binary_score_gets_a_paired_delta(tmp_path: Path) -> None:
+    import numpy as np
+
+    rows = [
+        (f"q{i}", arm, r, round(0.1 * (i % 10) + (0.15 if arm == "cand" else 0.0), 3), "t")
+        for arm in ("base", "cand")
+        for i in range(10)
+        for r in (0, 1)
+    ]
+    options = {**MAPPING, "pass_at": "0.5"}
+    run = import_logs("table", [_csv(tmp_path / "s.csv", rows)], tmp_path / "runs", options=options)
+    record = json.loads((run / "run.json").read_text())["imported"]
+    (delta,) = record["score_deltas"]
+    base = np.array([r[3] for r in rows if r[1] == "base"], dtype=float)
+    cand = np.array([r[3] for r in rows if r[1] == "cand"], dtype=float)
+    assert (delta["a"], delta["b"], delta["pairs"]) == ("base", "cand", 20)
+    assert delta["estimate"] == pytest.approx(float(np.mean(base - cand)))
+    assert delta["low"] <= delta["estimate"] <= delta["high"]
+    again = import_logs("table", [tmp_path / "s.csv"], tmp_path / "again", options=options)
+    assert json.loads((again / "run.json").read_text())["imported"]["score_deltas"] == [delta]
+    assert _success(run) == {"base": (10, 20), "cand": (12, 20)}
+    assert "Score deltas: mean paired difference" in (run / "report.md").read_text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -12,6 +13,8 @@ from pairbench._errors import ImportRefused
 from pairbench.importers._analysis import FrozenAnalysis, arm_for, frozen, record_import
 from pairbench.importers._base import Importer
 from pairbench.importers._record import ImportedLog, ImportRecord
+from pairbench.importers._scores import score_deltas
+from pairbench.importers._spool import Spool
 from pairbench.importers._write import Source, check, now, plan_arms, safe_id, write_run
 from pairbench.store._run_dir import new_run_id
 
@@ -148,70 +151,79 @@ def import_logs(
                 f"Fix: one log per arm of {experiment}"
             )
     sources = [Source(f, fa_, a) for f, fa_, a in zip(files, facts, arms, strict=True)]
-    pairing, common, min_epoch = check(importer, sources, settings, allow_different_inputs)
-    logs = [
-        ImportedLog(
-            facts=s.facts,
-            absolute_path=str(s.path.resolve()),
-            arms=s.arms,
-            created_vs_freeze=_when(s.facts.created_at, fa.frozen_at) if fa else None,
-            named_in_advance=advance.get(str(s.path)) if fa else None,
+    # The first pass's records are spooled, so each log is parsed once (see _spool).
+    with tempfile.TemporaryDirectory(prefix="pairbench-import-") as folder:
+        spool = Spool(Path(folder))
+        pairing, common, min_epoch, index = check(
+            importer, sources, settings, allow_different_inputs, spool
         )
-        for s in sources
-    ]
-    record = ImportRecord(
-        importer=importer_name,
-        logs=logs,
-        pairing=pairing,
-        allowed_different_inputs=allow_different_inputs,
-        primary_metric=facts[0].primary_metric,
-        analysis_file=str(experiment) if experiment else None,
-        analysis_frozen_at=fa.frozen_at if fa else None,
-        analysis_sha256=fa.lock_sha256 if fa else None,
-        imported_at=now(),
-    )
-    record = record.model_copy(update={"vouch": vouch(record, fa)})
-    run_arms = [a for s in sources for a in s.arms.values()]
-    if fa is not None:
-        order = list(fa.analysis.arms)
-        run_arms.sort(key=order.index)
-        comparisons = [list(c) for c in fa.analysis.comparisons] or [
-            [run_arms[0], b] for b in run_arms[1:]
+        logs = [
+            ImportedLog(
+                facts=s.facts,
+                absolute_path=str(s.path.resolve()),
+                arms=s.arms,
+                created_vs_freeze=_when(s.facts.created_at, fa.frozen_at) if fa else None,
+                named_in_advance=advance.get(str(s.path)) if fa else None,
+            )
+            for s in sources
         ]
-        experiment_id, version = fa.analysis.id, fa.analysis.version
-        primary = [p.model_dump(mode="json") for p in fa.analysis.primary]
-    else:
-        comparisons = [[run_arms[0], b] for b in run_arms[1:]]
-        task = facts[0].task or importer_name
-        experiment_id, version = safe_id(f"import-{task}")[:40].strip("-."), "1"
-        primary = []
-    model: dict[str, Any] = {
-        "id": experiment_id,
-        "version": version,
-        "arms": run_arms,
-        "comparisons": comparisons,
-    }
-    if primary:
-        model["primary"] = primary
-    if experiment is not None:
-        model["file"] = str(experiment)
-    run_id = new_run_id(experiment_id)
-    run = write_run(
-        importer,
-        sources,
-        settings,
-        record,
-        common,
-        min_epoch,
-        runs_dir,
-        run_id,
-        experiment_id,
-        comparisons,
-        model,
-    )
-    if fa is not None and experiment is not None:
-        record_import(experiment, fa, run_id, {log.absolute_path: log.facts.sha256 for log in logs})
-    return run
+        record = ImportRecord(
+            importer=importer_name,
+            logs=logs,
+            pairing=pairing,
+            allowed_different_inputs=allow_different_inputs,
+            primary_metric=facts[0].primary_metric,
+            analysis_file=str(experiment) if experiment else None,
+            analysis_frozen_at=fa.frozen_at if fa else None,
+            analysis_sha256=fa.lock_sha256 if fa else None,
+            imported_at=now(),
+        )
+        record = record.model_copy(update={"vouch": vouch(record, fa)})
+        run_arms = [a for s in sources for a in s.arms.values()]
+        if fa is not None:
+            order = list(fa.analysis.arms)
+            run_arms.sort(key=order.index)
+            comparisons = [list(c) for c in fa.analysis.comparisons] or [
+                [run_arms[0], b] for b in run_arms[1:]
+            ]
+            experiment_id, version = fa.analysis.id, fa.analysis.version
+            primary = [p.model_dump(mode="json") for p in fa.analysis.primary]
+        else:
+            comparisons = [[run_arms[0], b] for b in run_arms[1:]]
+            task = facts[0].task or importer_name
+            experiment_id, version = safe_id(f"import-{task}")[:40].strip("-."), "1"
+            primary = []
+        model: dict[str, Any] = {
+            "id": experiment_id,
+            "version": version,
+            "arms": run_arms,
+            "comparisons": comparisons,
+        }
+        if primary:
+            model["primary"] = primary
+        deltas = score_deltas(index, common, comparisons, facts[0].primary_metric)
+        record = record.model_copy(update={"score_deltas": deltas})
+        if experiment is not None:
+            model["file"] = str(experiment)
+        run_id = new_run_id(experiment_id)
+        run = write_run(
+            importer,
+            sources,
+            spool,
+            record,
+            common,
+            min_epoch,
+            runs_dir,
+            run_id,
+            experiment_id,
+            comparisons,
+            model,
+        )
+        if fa is not None and experiment is not None:
+            record_import(
+                experiment, fa, run_id, {log.absolute_path: log.facts.sha256 for log in logs}
+            )
+        return run
 
 
 def _fixed_options(

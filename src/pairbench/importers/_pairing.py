@@ -62,8 +62,16 @@ class KeyIndex:
         self.arms = list(arms)
         self.keys: dict[str, dict[Key, tuple[str | None, str | None]]] = {a: {} for a in arms}
         self.min_epoch: int | None = None
+        self.scores: dict[str, dict[Key, float]] = {a: {} for a in arms}
+        """Per arm, each scored key's primary score: for score deltas (a float per key)."""
 
-    def add(self, source: str, records: Iterable[SampleRecord], arm_of: dict[str, str]) -> None:
+    def add(
+        self,
+        source: str,
+        records: Iterable[SampleRecord],
+        arm_of: dict[str, str],
+        primary: str | None = None,
+    ) -> None:
         for record in records:
             arm = arm_of[record.arm]
             key: Key = (record.task or "", record.sample_id, record.epoch)
@@ -75,6 +83,9 @@ class KeyIndex:
                     " or pass each arm's samples once"
                 )
             seen[key] = (record.input_hash, record.target_hash)
+            score = record.scores.get(primary) if primary is not None else None
+            if record.outcome != "infra" and score is not None:
+                self.scores[arm][key] = score
             if self.min_epoch is None or record.epoch < self.min_epoch:
                 self.min_epoch = record.epoch
 

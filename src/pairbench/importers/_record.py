@@ -7,6 +7,7 @@ from pydantic import AwareDatetime, Field
 from pairbench._model import Frozen
 from pairbench.importers._base import LogFacts
 from pairbench.importers._pairing import Pairing
+from pairbench.importers._scores import ScoreDelta
 
 
 class ImportedLog(Frozen):
@@ -46,5 +47,8 @@ class ImportRecord(Frozen):
     """The frozen analysis's lock hash; None without one."""
     imported_at: AwareDatetime
     """When the import ran (UTC)."""
+    score_deltas: list[ScoreDelta] = Field(default_factory=list)
+    """For a primary score that is not only 0/1: per comparison, the mean paired difference
+    with a cluster-bootstrap interval."""
     vouch: list[str] = Field(default_factory=list)
     """What pairbench can and cannot vouch for, one sentence each (the report leads with it)."""

@@ -21,6 +21,7 @@ from pairbench._errors import ImportRefused
 from pairbench.importers._base import Importer, ImportSettings, LogFacts, SampleRecord
 from pairbench.importers._pairing import KeyIndex, Pairing, header_differences
 from pairbench.importers._record import ImportRecord
+from pairbench.importers._spool import Spool
 from pairbench.schedule._plan import Pair, Schedule, TrialKey
 from pairbench.store._events import AttemptFinished, RunEnded, RunStarted
 from pairbench.store._records import Grade, Metric, Metrics, TrialResult
@@ -92,12 +93,18 @@ def check(
     sources: Sequence[Source],
     settings: ImportSettings,
     allow_different_inputs: bool,
-) -> tuple[Pairing, set[tuple[str, str, int]], int]:
+    spool: Spool,
+) -> tuple[Pairing, set[tuple[str, str, int]], int, KeyIndex]:
     """The first pass: every key per arm; refuses unpaired or different inputs as asked."""
     arms = [a for s in sources for a in s.arms.values()]
     index = KeyIndex(arms)
-    for s in sources:
-        index.add(s.facts.path, importer.samples(s.path, s.facts, settings), s.arms)
+    for number, s in enumerate(sources):
+        index.add(
+            s.facts.path,
+            spool.tee(number, importer.samples(s.path, s.facts, settings)),
+            s.arms,
+            s.facts.primary_metric,
+        )
     # An A/A pair: the same model, generation settings and task arguments in every arm.
     models = [
         f"{s.facts.model}|{sorted(s.facts.generation.items())}|{s.facts.notes}"
@@ -125,13 +132,13 @@ def check(
             + ". Fix: import logs of one task version run on the same samples, or pass "
             "--allow-different-inputs (the report then leads with the difference)"
         )
-    return pairing, common, index.min_epoch or 0
+    return pairing, common, index.min_epoch or 0, index
 
 
 def write_run(
     importer: Importer[Any],
     sources: Sequence[Source],
-    settings: ImportSettings,
+    spool: Spool,
     record: ImportRecord,
     common: set[tuple[str, str, int]],
     min_epoch: int,
@@ -192,8 +199,8 @@ def write_run(
         journal.append(RunStarted(run_id=run_id, planned=info.planned_trials, command="import"))
         lines: list[bytes] = []
         position = {a: i for i, a in enumerate(arms)}
-        for s in sources:
-            for record_ in importer.samples(s.path, s.facts, settings):
+        for number, s in enumerate(sources):
+            for record_ in spool.read(number):
                 key = (record_.task or "", record_.sample_id, record_.epoch)
                 if key not in common:
                     continue
@@ -246,6 +253,11 @@ def _result(
     harness = facts.harness
     primary = s.scores.get(facts.primary_metric)
     details: dict[str, Any] = {"scores": s.scores, "sample_id": s.sample_id, "epoch": s.epoch}
+    # Each 0/1 score as a scored field: the report's per-field table shows every scorer's
+    # accuracy per arm, not only the primary one's.
+    fields = [{"name": n, "correct": v == 1.0} for n, v in s.scores.items() if v in (0.0, 1.0)]
+    if fields:
+        details["fields"] = fields
     if s.cluster is not None:
         details["cluster"] = s.cluster
     grade = None

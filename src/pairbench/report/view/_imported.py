@@ -47,4 +47,23 @@ def imported_section(run: Mapping[str, Any]) -> Section | None:
         f"Paired on (sample id, epoch): {pairing.get('paired')} keys in every arm; primary "
         f"metric {imported.get('primary_metric')!s}."
     )
+    deltas = imported.get("score_deltas") or []
+    if deltas:
+        blocks.append(
+            Table(
+                ["Pair (A vs B)", "Score", "Pairs", "Mean A", "Mean B", "A − B (95% CI)"],
+                [
+                    [
+                        f"{d['a']} vs {d['b']}",
+                        str(d["metric"]),
+                        str(d["pairs"]),
+                        f"{d['mean_a']:.4g}",
+                        f"{d['mean_b']:.4g}",
+                        f"{d['estimate']:+.4g} ({d['low']:+.4g} to {d['high']:+.4g})",
+                    ]
+                    for d in deltas
+                ],
+            )
+        )
+        blocks.append(f"Score deltas: {deltas[0]['method']}.")
     return Section("Imported: trials run by another harness", blocks)
