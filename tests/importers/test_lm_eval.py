@@ -113,6 +113,24 @@ def test_a_changed_document_is_refused_by_its_doc_hash(
     assert "THE ARMS DID NOT SEE THE SAME INPUTS" in report
 
 
+def test_verify_names_a_samples_file_edited_after_import(
+    lm_eval_logs: LmEvalLogs, tmp_path: Path
+) -> None:
+    log = _copy(lm_eval_logs.b, tmp_path / "b")
+    run = import_logs("lm-eval", [lm_eval_logs.a, log], tmp_path / "runs")
+    runner = CliRunner()
+    assert runner.invoke(app, ["report", str(run)]).exit_code == 0
+    clean = runner.invoke(app, ["verify", str(run)])
+    assert clean.exit_code == 0, clean.output
+    # The operator turns one failed document into a pass in the samples file.
+    samples = next(log.parent.glob("samples_arith_mul_*.jsonl"))
+    samples.write_text(samples.read_text().replace('"exact_match": 0.0', '"exact_match": 1.0', 1))
+    edited = runner.invoke(app, ["verify", str(run)])
+    assert edited.exit_code != 0
+    assert "imported-log" in edited.output
+    assert samples.name in edited.output.replace("\n", "")
+
+
 def test_two_runs_of_one_model_are_an_a_a_check(lm_eval_logs: LmEvalLogs, tmp_path: Path) -> None:
     run = import_logs("lm-eval", [lm_eval_logs.a, lm_eval_logs.a_again], tmp_path / "runs")
     imported = json.loads((run / "run.json").read_text())["imported"]

@@ -119,6 +119,9 @@ class LmEvalImporter(Importer[LmEvalSettings]):
         data = _read_results(path)
         configs: dict[str, Any] = data["configs"]
         tasks, metric, filt = _plan(path, data, settings)
+        # The samples files are the log as much as the results JSON: verify re-hashes them.
+        files = [samples_file(path, task) for task in tasks]
+        companions = {str(f.resolve()): sha256_of(f) for f in files}
         config = data.get("config") or {}
         model_args = config.get("model_args")
         model_name = data.get("model_name") or (
@@ -150,6 +153,7 @@ class LmEvalImporter(Importer[LmEvalSettings]):
                 for t in tasks
             ),
             primary_metric=metric,
+            companions=companions,
             measured=(),
             headline={
                 f"{t}:{metric}": float(results[t][f"{metric},{filt}"])
