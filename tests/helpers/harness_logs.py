@@ -153,6 +153,8 @@ class PromptfooLogs(NamedTuple):
     """One prompt x two providers (echo, and echo with a response transform)."""
     repeated: Path
     """``prompts`` run with ``--repeat 2``: every test case twice per arm."""
+    errors: Path
+    """One prompt x echo and a script provider that errors on 5 of the 20 test cases."""
 
 
 def make_promptfoo_logs(root: Path) -> PromptfooLogs:
@@ -165,6 +167,7 @@ def make_promptfoo_logs(root: Path) -> PromptfooLogs:
         ("prompts", "prompts", []),
         ("providers", "providers", []),
         ("repeated", "prompts", ["--repeat", "2"]),
+        ("errors", "errors", []),
     ):
         done = subprocess.run(
             [

@@ -95,6 +95,21 @@ def test_repeats_are_epochs_with_a_clustered_interval(
     assert "n/a: one trial per task" not in report  # two epochs: the task-clustered interval
 
 
+def test_provider_errors_are_infra_not_failures(
+    promptfoo_logs: PromptfooLogs, tmp_path: Path
+) -> None:
+    records = [r for r in _records(promptfoo_logs.errors) if r.arm == "script"]
+    infra = [r for r in records if r.outcome == "infra"]
+    own = json.loads(promptfoo_logs.errors.read_text())["results"]["prompts"][1]["metrics"]
+    assert len(infra) == own["testErrorCount"] == 5
+    assert all("no answer to give" in (r.reason or "") for r in infra)
+    run = import_logs("promptfoo", [promptfoo_logs.errors], tmp_path / "runs")
+    success = _success(run)
+    assert (success["script"]["k"], success["script"]["n"]) == (own["testPassCount"], 15)
+    report = (run / "report.md").read_text()
+    assert "| echo vs script | 15 | 15 | 0 | 0 | 0 |" in report
+
+
 def test_another_config_is_refused_naming_both_files(
     promptfoo_logs: PromptfooLogs, tmp_path: Path
 ) -> None:
