@@ -61,8 +61,8 @@ def _env(home: Path) -> dict[str, str]:
     }
 
 
-def _docs(task: str) -> list[dict[str, str]]:
-    lines = (LM_EVAL_DATA / "tasks" / f"{task}.jsonl").read_text().splitlines()
+def _docs(task: str, folder: str = "tasks") -> list[dict[str, str]]:
+    lines = (LM_EVAL_DATA / folder / f"{task}.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -72,7 +72,11 @@ def _script(docs: list[dict[str, str]], wrong_every: int) -> dict[str, object]:
     replies = [
         {
             "match": re.escape(f"Question: {doc['question']}\n"),
-            "content": doc["answer"] if n % wrong_every else "I am not sure",
+            "content": (
+                (f"It is {doc['answer']}" if doc["id"].startswith("sub") else doc["answer"])
+                if n % wrong_every
+                else "I am not sure"
+            ),
         }
         for n, doc in enumerate(docs, 1)
     ]
@@ -92,13 +96,18 @@ class LmEvalLogs(NamedTuple):
     """model-b on arith_mul only (a log of another task than ``a``'s arith_add)."""
     edited: Path
     """model-b on arith_add whose document add05 has another question and answer."""
+    filtered_a: Path
+    """model-a on arith_sub, scored under two filters (``whole``, ``number``)."""
+    filtered_b: Path
+    """model-b on arith_sub."""
 
 
 def make_lm_eval_logs(root: Path) -> LmEvalLogs:
-    """Run the real lm-eval (``data/lm_eval/make_logs.py``) five times against chat doubles."""
+    """Run the real lm-eval (``data/lm_eval/make_logs.py``) seven times against chat doubles."""
     python = lm_eval_python()
-    docs = _docs("arith_add") + _docs("arith_mul")
+    docs = _docs("arith_add") + _docs("arith_mul") + _docs("arith_sub", "tasks_filtered")
     edited = LM_EVAL_DATA / "tasks_edited"
+    filtered = LM_EVAL_DATA / "tasks_filtered"
     with ExitStack() as stack:
         doubles = {
             name: stack.enter_context(start_chat_double(script=_script(docs, k)))
@@ -110,6 +119,8 @@ def make_lm_eval_logs(root: Path) -> LmEvalLogs:
             ("a_again", "model-a", LM_EVAL_DATA / "tasks", ["arith_add", "arith_mul"]),
             ("other_task", "model-b", LM_EVAL_DATA / "tasks", ["arith_mul"]),
             ("edited", "model-b", edited, ["arith_add"]),
+            ("filtered_a", "model-a", filtered, ["arith_sub"]),
+            ("filtered_b", "model-b", filtered, ["arith_sub"]),
         ]
         spec = [
             {

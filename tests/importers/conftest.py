@@ -14,7 +14,7 @@ from helpers.harness_logs import (
 
 @pytest.fixture(scope="session")
 def lm_eval_logs(tmp_path_factory: pytest.TempPathFactory) -> LmEvalLogs:
-    """Five real lm-eval 0.4.13 runs against chat doubles (~4 s of CPU, one process)."""
+    """Seven real lm-eval 0.4.13 runs against chat doubles (~4 s of CPU, one process)."""
     return make_lm_eval_logs(tmp_path_factory.mktemp("lm-eval"))
 
 

@@ -113,6 +113,29 @@ def test_a_changed_document_is_refused_by_its_doc_hash(
     assert "THE ARMS DID NOT SEE THE SAME INPUTS" in report
 
 
+def test_a_task_scored_under_several_filters_needs_one_named(
+    lm_eval_logs: LmEvalLogs, tmp_path: Path
+) -> None:
+    files = [lm_eval_logs.filtered_a, lm_eval_logs.filtered_b]
+    with pytest.raises(
+        ImportRefused,
+        match=r"arith_sub records exact_match under several filters \(number, whole\)",
+    ):
+        import_logs("lm-eval", files, tmp_path / "runs")
+    for filt in ("number", "whole"):
+        for log in files:
+            own = json.loads(log.read_text())["results"]["arith_sub"][f"exact_match,{filt}"]
+            records = _records(log, filter=filt)
+            assert len(records) == 10
+            assert sum(r.scores["exact_match"] for r in records) / 10 == pytest.approx(own)
+    # The doubles answer "It is N": only the number filter passes anything.
+    assert sum(r.outcome == "passed" for r in _records(files[0], filter="whole")) == 0
+    assert sum(r.outcome == "passed" for r in _records(files[0], filter="number")) == 7
+    # A task with one filter keeps it beside a task with several.
+    both = _records(lm_eval_logs.a, filter="number")
+    assert len(both) == 30
+
+
 def test_verify_names_a_samples_file_edited_after_import(
     lm_eval_logs: LmEvalLogs, tmp_path: Path
 ) -> None:

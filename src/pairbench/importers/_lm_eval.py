@@ -118,7 +118,7 @@ class LmEvalImporter(Importer[LmEvalSettings]):
     def scan(self, path: Path, settings: LmEvalSettings) -> LogFacts:
         data = _read_results(path)
         configs: dict[str, Any] = data["configs"]
-        tasks, metric, filt = _plan(path, data, settings)
+        tasks, metric, filters = _plan(path, data, settings)
         # The samples files are the log as much as the results JSON: verify re-hashes them.
         files = [samples_file(path, task) for task in tasks]
         companions = {str(f.resolve()): sha256_of(f) for f in files}
@@ -156,9 +156,9 @@ class LmEvalImporter(Importer[LmEvalSettings]):
             companions=companions,
             measured=(),
             headline={
-                f"{t}:{metric}": float(results[t][f"{metric},{filt}"])
+                f"{t}:{metric}": float(results[t][f"{metric},{filters[t]}"])
                 for t in tasks
-                if isinstance(results.get(t, {}).get(f"{metric},{filt}"), int | float)
+                if isinstance(results.get(t, {}).get(f"{metric},{filters[t]}"), int | float)
             },
             sample_count=(
                 sum(int(v) for v in effective.values() if isinstance(v, int))
@@ -166,7 +166,9 @@ class LmEvalImporter(Importer[LmEvalSettings]):
                 else None
             ),
             notes=(
-                f"filter {filt}; documents paired by doc_hash and target_hash"
+                "filters "
+                + ", ".join(f"{t}: {f}" for t, f in filters.items())
+                + "; documents paired by doc_hash and target_hash"
                 + (" and prompt_hash" if settings.inputs == "prompt" else ""),
             ),
         )
@@ -175,8 +177,9 @@ class LmEvalImporter(Importer[LmEvalSettings]):
         self, path: Path, facts: LogFacts, settings: LmEvalSettings
     ) -> Iterator[SampleRecord]:
         data = _read_results(path)
-        tasks, metric, filt = _plan(path, data, settings)
+        tasks, metric, filters = _plan(path, data, settings)
         for task in tasks:
+            filt = filters[task]
             file = samples_file(path, task)
             expected = (data.get("n-samples", {}).get(task) or {}).get("effective")
             seen: set[int] = set()
@@ -197,7 +200,8 @@ class LmEvalImporter(Importer[LmEvalSettings]):
 class _Plan(NamedTuple):
     tasks: list[str]
     metric: str
-    filter: str
+    filters: dict[str, str]
+    """Per task, the filter whose scores count."""
 
 
 def _plan(path: Path, data: dict[str, Any], settings: LmEvalSettings) -> _Plan:
@@ -225,14 +229,8 @@ def _plan(path: Path, data: dict[str, Any], settings: LmEvalSettings) -> _Plan:
                 f"{', '.join(sorted(metrics)) or 'none'}). Fix: --option metric=NAME, or "
                 "--option tasks= without it"
             )
-    filt = settings.filter or _default_filter(path, per_task, metric)
-    for task, metrics in per_task.items():
-        if filt not in metrics[metric]:
-            raise ImportRefused(
-                f"{path}: task {task} has no filter {filt!r} for {metric} (it has "
-                f"{', '.join(sorted(metrics[metric]))}). Fix: --option filter=NAME"
-            )
-    return _Plan(tasks, metric, filt)
+    filters = {t: _filter(path, t, per_task[t][metric], metric, settings) for t in tasks}
+    return _Plan(tasks, metric, filters)
 
 
 def _default_metric(path: Path, per_task: dict[str, dict[str, set[str]]]) -> str:
@@ -249,13 +247,17 @@ def _default_metric(path: Path, per_task: dict[str, dict[str, set[str]]]) -> str
     )
 
 
-def _default_filter(path: Path, per_task: dict[str, dict[str, set[str]]], metric: str) -> str:
-    filters = set().union(*(m.get(metric, set()) for m in per_task.values()))
-    if len(filters) == 1:
-        return filters.pop()
+def _filter(path: Path, task: str, found: set[str], metric: str, settings: LmEvalSettings) -> str:
+    """The task's filter: its only one, else the one ``--option filter=`` names (a task with
+    one filter keeps it, so tasks with and without filters import together)."""
+    if len(found) == 1:
+        return next(iter(found))
+    if settings.filter in found:
+        return settings.filter
+    asked = f"has no filter {settings.filter!r}" if settings.filter else "records"
     raise ImportRefused(
-        f"{path}: {metric} is recorded under several filters ({', '.join(sorted(filters))}). "
-        "Fix: --option filter=NAME (the one your analysis counts)"
+        f"{path}: task {task} {asked} {metric} under several filters "
+        f"({', '.join(sorted(found))}). Fix: --option filter=NAME (the one your analysis counts)"
     )
 
 
