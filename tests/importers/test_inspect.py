@@ -205,3 +205,23 @@ def test_compare_and_view_read_the_imported_run(imported: tuple[Path, Path]) -> 
     assert "Imported: trials run by another harness" in page.text
     trial = client.get(f"/runs/{run.name}/trials/b/20/0")  # sample 20 errored in arm b
     assert trial.status_code == 200 and "infra" in trial.text
+
+
+def test_whole_samples_give_the_same_records_as_summaries(tmp_path: Path) -> None:
+    _need_inspect()
+    from pairbench.importers import InspectImporter, SampleRecord
+
+    importer = InspectImporter()
+    quick, full = importer.settings({}), importer.settings({"full_samples": "true"})
+    path = DATA / "inspect_b.eval"
+    facts = importer.scan(path, quick)
+
+    def key(r: SampleRecord) -> tuple[int, int]:
+        return int(r.sample_id), r.epoch
+
+    summaries = sorted(importer.samples(path, facts, quick), key=key)
+    whole = sorted(importer.samples(path, facts, full), key=key)
+    assert len(summaries) == 40 and summaries == whole
+    assert [r.reason for r in summaries if r.outcome == "infra"] == [
+        "error: RuntimeError('tool sandbox went away')"
+    ] * 2

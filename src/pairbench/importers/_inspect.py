@@ -1,8 +1,15 @@
 """Inspect AI logs (``.eval`` and ``.json``), read through Inspect's own log API.
 
-The header comes from ``read_eval_log(header_only=True)`` and the samples stream from
-``read_eval_log_samples``, so a log is never held whole in memory and its zip format is never
-parsed by hand. ``inspect_ai`` is imported here only, on use (``pip install pairbench[inspect]``).
+The header comes from ``read_eval_log(header_only=True)`` and the samples from
+``read_eval_log_sample_summaries``: each sample's id, epoch, input, target, scores, metadata,
+model usage, times, error and limit, without its event stream. That is everything an import
+needs, read in one pass over the log's summaries (1.5 s for 20,000 samples), where
+``read_eval_log_samples`` parses every sample whole (about 50 ms each in Inspect 0.3.285 on a
+``.eval`` log: 17 minutes for 20,000). ``--option full_samples=true`` streams the whole samples
+instead (Inspect thins long inputs and metadata in summaries; both arms are thinned alike, so
+the input hashes still compare, but a difference past the thinning is seen only in full).
+The zip format is never parsed by hand. ``inspect_ai`` is imported here only, on use
+(``pip install pairbench[inspect]``).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from pairbench.importers._base import (
 )
 
 if TYPE_CHECKING:
-    from inspect_ai.log import EvalSample
+    from inspect_ai.log import EvalSample, EvalSampleSummary
 
 _INSTALL = "install Inspect's log reader: pip install 'pairbench[inspect]'"
 
@@ -38,6 +45,8 @@ class InspectSettings(ImportSettings):
     """Which scorer decides pass/fail (default: the log's headline scorer, else its first)."""
     pass_at: float = 1.0
     """A sample passes when that scorer's value, as a number (C=1, P=0.5, I=0), is at least this."""
+    full_samples: bool = False
+    """Stream whole samples (``read_eval_log_samples``) rather than their summaries."""
 
 
 def _inspect_log() -> Any:
@@ -124,7 +133,11 @@ class InspectImporter(Importer[InspectSettings]):
         log = _inspect_log()
         arm = facts.arms[0]
         try:
-            for sample in log.read_eval_log_samples(str(path), all_samples_required=False):
+            if settings.full_samples:
+                samples = log.read_eval_log_samples(str(path), all_samples_required=False)
+            else:
+                samples = log.read_eval_log_sample_summaries(str(path))
+            for sample in samples:
                 yield _record(sample, arm, facts.primary_metric, settings.pass_at)
         except ImportRefused:
             raise
@@ -144,7 +157,9 @@ def _parse_time(text: str) -> Any:
         return None
 
 
-def _record(sample: EvalSample, arm: str, primary: str, pass_at: float) -> SampleRecord:
+def _record(
+    sample: EvalSample | EvalSampleSummary, arm: str, primary: str, pass_at: float
+) -> SampleRecord:
     scores: dict[str, float] = {}
     for name, score in (sample.scores or {}).items():
         number = _float(score.value)
@@ -157,10 +172,14 @@ def _record(sample: EvalSample, arm: str, primary: str, pass_at: float) -> Sampl
         tokens_out = sum(u.output_tokens for u in usages)
         total = sum(u.total_tokens for u in usages)
     reason = None
+    # A summary holds the error's message and the limit's type as text; a whole sample
+    # holds the records (EvalError, EvalSampleLimit).
     if sample.error is not None:
-        reason = f"error: {sample.error.message}"
+        reason = f"error: {getattr(sample.error, 'message', sample.error)}"
     elif sample.limit is not None:
-        reason = f"{sample.limit.type} limit reached ({sample.limit.limit})"
+        limit = sample.limit
+        what = limit if isinstance(limit, str) else f"{limit.type} ({limit.limit})"
+        reason = f"{what} limit reached"
     elif primary not in scores:
         reason = f"no {primary!r} score recorded"
     if reason is not None:
