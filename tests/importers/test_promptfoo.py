@@ -54,6 +54,8 @@ def test_per_arm_pass_rate_equals_promptfoos_own_stats(
     assert sum(s["k"] for s in success.values()) == own["stats"]["successes"]
     imported = json.loads((run / "run.json").read_text())["imported"]
     assert imported["pairing"]["paired"] == 20
+    # Two providers or two prompts of one file are a comparison, not an A/A check.
+    assert imported["pairing"]["a_a"] is False
 
 
 def test_test_cases_pair_on_their_vars_and_keep_measured_figures(
