@@ -52,6 +52,9 @@ def test_per_arm_pass_rate_equals_promptfoos_own_stats(
             m["testPassCount"] + m["testFailCount"],
         )
     assert sum(s["k"] for s in success.values()) == own["stats"]["successes"]
+    # The headline the importer reads from the file (what the report can quote) agrees.
+    facts = PromptfooImporter().scan(path, PromptfooSettings())
+    assert facts.headline == {f"{a}:pass_rate": success[a]["k"] / success[a]["n"] for a in arms}
     imported = json.loads((run / "run.json").read_text())["imported"]
     assert imported["pairing"]["paired"] == 20
     # Two providers or two prompts of one file are a comparison, not an A/A check.
