@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CONSTRAINTS := constraints.txt
 
-.PHONY: demo test test-fast check lint types install dev docs locks system-deps agent-clis model clean-venv
+.PHONY: demo test test-fast check lint types install dev docs locks system-deps agent-clis harness-tools model clean-venv
 
 # The real agent CLIs the end-to-end tests run (Claude Code, Codex), pinned by the committed
 # lock file, installed from npm into a git-ignored folder. npm keeps its download cache in
@@ -111,6 +111,26 @@ $(CLIS)/node_modules/.installed: $(CLIS)/package.json $(CLIS)/package-lock.json
 
 agent-clis: $(CLIS)/node_modules/.installed
 
+# The other harnesses whose logs `pairbench import` reads, run by the importer tests to make
+# real logs: lm-evaluation-harness (`lm-eval[api]`, no torch) in a venv outside the clone keyed
+# by its version, every package pinned by tools/lm-eval/constraints.txt; promptfoo from npm,
+# pinned by tools/promptfoo's lock, in a git-ignored node_modules.
+LM_EVAL_VERSION := 0.4.13
+LM_EVAL_VENV := $(HOME)/.cache/pairbench/lm-eval-$(LM_EVAL_VERSION)
+PROMPTFOO := tools/promptfoo
+
+$(LM_EVAL_VENV)/.installed: tools/lm-eval/constraints.txt
+	python3 -m venv $(LM_EVAL_VENV)
+	$(LM_EVAL_VENV)/bin/python -m pip install --quiet -c tools/lm-eval/constraints.txt 'lm-eval[api]==$(LM_EVAL_VERSION)'
+	touch $@
+
+$(PROMPTFOO)/node_modules/.installed: $(PROMPTFOO)/package.json $(PROMPTFOO)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node 20 and npm (the promptfoo importer tests need it)"; exit 1; }
+	cd $(PROMPTFOO) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+harness-tools: $(LM_EVAL_VENV)/.installed $(PROMPTFOO)/node_modules/.installed
+
 # Two pytest workers (xdist), each module whole on one of them (--dist loadfile: a module's
 # fixtures start once), the longest modules first (--no-loadscope-reorder keeps the order
 # tests/conftest.py's LONGEST_FIRST gives; xdist's own puts modules with few tests last,
@@ -124,7 +144,7 @@ XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfil
 model: dev system-deps
 	$(VENV)/bin/pairbench model install
 
-test: check system-deps agent-clis model
+test: check system-deps agent-clis harness-tools model
 	$(PY) -m pytest -q --durations=25 $(XDIST)
 
 # Lint, types and every test that needs no browser, R, real agent CLI or Ray (< 2 minutes).

@@ -84,6 +84,7 @@ CAUSES = {
     "model": "runs the real llama-server and model (pairbench model install)",
     "ray": "starts Ray",
     "r": "calls R for a reference statistic",
+    "harness": "runs another harness (lm-evaluation-harness, promptfoo) to make real logs",
     "whole_run": "drives whole runs through real servers and subprocesses (over ~10 s on 2 cores)",
 }
 

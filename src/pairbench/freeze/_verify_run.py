@@ -333,6 +333,11 @@ def _check_imported(info: RunRecord, out: list[Mismatch]) -> None:
         found = sha256_path(where) if where.is_file() else None
         if found != expected:
             out.append(Mismatch("imported-log", str(where), expected, found))
+        for companion, hashed in (facts.get("companions") or {}).items():
+            path = Path(companion)
+            now = sha256_path(path) if path.is_file() else None
+            if now != hashed:
+                out.append(Mismatch("imported-log", companion, hashed, now))
 
 
 def verify_run(run_dir: Path) -> list[Mismatch]:

@@ -15,6 +15,8 @@ from pairbench.importers._base import (
     sha256_text,
 )
 from pairbench.importers._inspect import InspectImporter, InspectSettings
+from pairbench.importers._lm_eval import LmEvalImporter, LmEvalSettings
+from pairbench.importers._promptfoo import PromptfooImporter, PromptfooSettings
 from pairbench.importers._table import TableImporter, TableSettings
 
 __all__ = [
@@ -24,8 +26,12 @@ __all__ = [
     "Importer",
     "InspectImporter",
     "InspectSettings",
+    "LmEvalImporter",
+    "LmEvalSettings",
     "LogFacts",
     "Measured",
+    "PromptfooImporter",
+    "PromptfooSettings",
     "SampleRecord",
     "TableImporter",
     "TableSettings",

@@ -127,6 +127,9 @@ class LogFacts(Frozen):
     """Samples x epochs the header announces, when it does (a progress total, not trusted)."""
     notes: tuple[str, ...] = ()
     """Anything else the report should state about this file."""
+    companions: dict[str, str] = Field(default_factory=dict)
+    """Other files the samples are read from (lm-eval's samples files beside its results JSON):
+    absolute path to sha256 at import. ``pairbench verify`` re-hashes them as it does the log."""
 
 
 class SampleRecord(Frozen):

@@ -105,13 +105,16 @@ def check(
             s.arms,
             s.facts.primary_metric,
         )
-    # An A/A pair: the same model, generation settings and task arguments in every arm.
+    # An A/A pair: the same model, generation settings and task arguments in every arm. Arms
+    # one file tells apart (promptfoo's providers or prompts, a table's arm column) differ by
+    # what the file records of them, so they never count as the same model here.
     models = [
         f"{s.facts.model}|{sorted(s.facts.generation.items())}|{s.facts.notes}"
+        + (f"|{arm}" if len(s.arms) > 1 else "")
         if s.facts.model
         else None
         for s in sources
-        for _ in s.arms
+        for arm in s.arms
     ]
     pairing, common = index.pairing(models)
     differences = header_differences([s.facts for s in sources]) + pairing.differences
