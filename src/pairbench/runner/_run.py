@@ -278,9 +278,14 @@ class Executor:
         # concurrency) would otherwise stage every record, milliseconds of CPU each, while
         # the freed slots stay idle. One yield puts the waiter first; the record is queued
         # whatever happens (a cancellation here too), and committed before the run ends.
-        try:
-            await asyncio.sleep(0)
-        finally:
+        # Under a cost ceiling the record is queued first: the journal then shows each
+        # spend before the attempts whose reservations it decided.
+        if self.rc.loaded.experiment.budget.cost_ceiling_usd is None:
+            try:
+                await asyncio.sleep(0)
+            finally:
+                durable = self._finish(key, rec)
+        else:
             durable = self._finish(key, rec)
         await durable
         if outcome != "infra":
