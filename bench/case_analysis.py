@@ -97,9 +97,7 @@ def _mcnemar(a_only: int, b_only: int, cap_s: float) -> dict[str, Any]:
     return out
 
 
-def run_stats(
-    cap_s: float, reps: int, tasks: int = TASKS, trials: int = TRIALS
-) -> dict[str, Any]:
+def run_stats(cap_s: float, reps: int, tasks: int = TASKS, trials: int = TRIALS) -> dict[str, Any]:
     from pairbench.analysis import (
         cluster_bootstrap,
         cluster_bootstrap_paired,

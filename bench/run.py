@@ -613,9 +613,7 @@ def main() -> None:
         script_case("model", mode)
     if "8" in cases:
         n8, c8, sleep_s = CASE8[mode]
-        res = sleep_case(
-            "sleep_concurrency_1000", "case8", reps, n8, [c8], sleep_s, inspect
-        ) | meta
+        res = sleep_case("sleep_concurrency_1000", "case8", reps, n8, [c8], sleep_s, inspect) | meta
         write_result("sleep_concurrency_1000", res, out_dir)
     table = build_table(out_dir)
     write_result("summary", {"machine": machine, "mode": mode, **table}, out_dir)
