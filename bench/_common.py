@@ -15,8 +15,11 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
-RESULTS = BENCH / "results"
-WORK = BENCH / ".work"  # git-ignored scratch on the repo's disk (fsync is real there, not tmpfs)
+# BENCH_RESULTS and BENCH_WORK move both elsewhere (the toy-size tests use a tmp folder).
+RESULTS = Path(os.environ.get("BENCH_RESULTS") or BENCH / "results")
+WORK = Path(
+    os.environ.get("BENCH_WORK") or BENCH / ".work"
+)  # git-ignored scratch on the repo's disk (fsync is real there, not tmpfs)
 PLUGIN = BENCH / "plugin"
 PB_PY = REPO / ".venv" / "bin" / "python"
 INSPECT_VENV = BENCH / ".venv-inspect"
@@ -139,12 +142,14 @@ def machine_info() -> dict[str, Any]:
     }
 
 
-def results_dir(quick: bool = False) -> Path:
-    """bench/results (full runs) or bench/results/quick (quick runs never overwrite full ones)."""
-    return RESULTS / "quick" if quick else RESULTS
+def results_dir(quick: bool | str = False) -> Path:
+    """bench/results (full runs), bench/results/quick or bench/results/toy (``quick`` names
+    the mode: True is "quick"): quick and toy runs never overwrite the full figures."""
+    mode = "quick" if quick is True else quick or ""
+    return RESULTS / mode if mode else RESULTS
 
 
-def write_result(case: str, data: dict[str, Any], quick: bool = False) -> Path:
+def write_result(case: str, data: dict[str, Any], quick: bool | str = False) -> Path:
     folder = results_dir(quick)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{case}.json"

@@ -2,6 +2,7 @@
 offline: its wall time, and whether every confusion-matrix column is filled.
 
     .venv/bin/python bench/attribution_heldout.py   # bench/results/attribution_heldout.json
+    .venv/bin/python bench/attribution_heldout.py --toy   # one session, no stagger (tests)
 
 It copies the study, freezes it (a held-out run needs a lock that verifies), runs
 ``--case-set held-out`` (60 end-to-end sessions and 20 packages, two workers, the second
@@ -24,6 +25,21 @@ from _common import log, machine_info, write_result
 COLUMNS = ("blamed_supported", "blamed_unsupported_only", "set_aside", "nothing")
 
 
+def _toy(exp: Path) -> None:
+    """Cut the copy down to its first held-out session, no stagger: a check that the case
+    runs against today's APIs (tests/bench/), not a measurement."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    data = yaml.load(exp.read_text(encoding="utf-8"))
+    held_out = [t for t in data["tasks"] if t.get("case_set") == "held-out"]
+    data["tasks"] = [{**held_out[0], "trials": 1}]
+    data["budget"]["start_stagger_s"] = 0
+    data.pop("hypotheses", None)
+    with exp.open("w", encoding="utf-8") as handle:
+        yaml.dump(data, handle)
+
+
 def main() -> int:
     from pairbench import start_run, write_report
     from pairbench.freeze import write_lock
@@ -34,6 +50,9 @@ def main() -> int:
         root = Path(tmp) / "study"
         shutil.copytree(STUDY.root, root, ignore=shutil.ignore_patterns("__pycache__"))
         exp = root / "experiment.yaml"
+        toy = "--toy" in sys.argv[1:]
+        if toy:
+            _toy(exp)
         write_lock(load_experiment(exp), servers=False)
         log("held-out run: heuristic engine, 80 sessions")
         started = time.monotonic()
@@ -55,9 +74,10 @@ def main() -> int:
         "misses": len(card["misses"]),
         "machine": machine_info(),
     }
-    path = write_result("attribution_heldout", data)
+    path = write_result("attribution_heldout", data, "toy" if toy else False)
     log(f"{outcome.status} in {wall:.0f} s; columns {filled}; wrote {path}")
-    return 0 if outcome.status == "complete" and data["every_column_filled"] else 1
+    # One session cannot fill every column: a toy run only has to complete.
+    return 0 if outcome.status == "complete" and (toy or data["every_column_filled"]) else 1
 
 
 if __name__ == "__main__":

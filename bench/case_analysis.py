@@ -97,7 +97,7 @@ def _mcnemar(a_only: int, b_only: int, cap_s: float) -> dict[str, Any]:
     return out
 
 
-def run_stats(cap_s: float, reps: int) -> dict[str, Any]:
+def run_stats(cap_s: float, reps: int, tasks: int = TASKS, trials: int = TRIALS) -> dict[str, Any]:
     from pairbench.analysis import (
         cluster_bootstrap,
         cluster_bootstrap_paired,
@@ -118,7 +118,7 @@ def run_stats(cap_s: float, reps: int) -> dict[str, Any]:
         blas = "threadpoolctl not installed"
     rss_import = _rss_mb()
     t0 = time.perf_counter()
-    d = synthetic_arrays(TASKS, TRIALS, SEED)
+    d = synthetic_arrays(tasks, trials, SEED)
     gen_s = time.perf_counter() - t0
     rss_data = _rss_mb()
     timings: dict[str, float] = {}
@@ -159,9 +159,9 @@ def run_stats(cap_s: float, reps: int) -> dict[str, Any]:
         mcn["s"] if mcn["s"] is not None else mcn.get("extrapolated_s") or math.inf
     )
     return {
-        "records": 2 * TASKS * TRIALS,
-        "pairs": TASKS * TRIALS,
-        "tasks": TASKS,
+        "records": 2 * tasks * trials,
+        "pairs": tasks * trials,
+        "tasks": tasks,
         "bootstrap_reps": reps,
         "generate_s_untimed": gen_s,
         "timings_s": timings,
@@ -328,7 +328,7 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=TRIALS)
     a = ap.parse_args()
     if a.mode == "stats":
-        out = run_stats(a.mcnemar_cap, a.reps)
+        out = run_stats(a.mcnemar_cap, a.reps, a.tasks, a.trials)
     else:
         out = write_run(a.out, a.tasks, a.trials, SEED)
     json.dump(out, sys.stdout)

@@ -1,4 +1,4 @@
-"""Case 6: hostile subjects at concurrency 4: an agent printing 1 GiB, one writing a 1 GiB file.
+"""Case 11: hostile subjects at concurrency 4: an agent printing 1 GiB, one writing a 1 GiB file.
 
 Runs ``pairbench run`` in a child process on a scratch experiment (two arms, two trials
 each, so four attempts in flight) at the default limits, and records the runner's peak RSS

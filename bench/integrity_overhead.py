@@ -93,8 +93,14 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=2000, help="attempts of the big run")
     parser.add_argument("--small", type=int, default=200, help="attempts of the small run")
     parser.add_argument("--disk", action="store_true", help="scratch on the repo's disk")
+    parser.add_argument(
+        "--base-src",
+        type=Path,
+        help="pairbench source to compare against, in place of a worktree of --base "
+        "(tests/bench/ passes this tree's src: a check that the case runs, not a measurement)",
+    )
     args = parser.parse_args()
-    before_src = _worktree(args.base)
+    before_src = args.base_src or _worktree(args.base)
     scratch = (REPO / "bench" / ".work") if args.disk else Path("/dev/shm")
     folders = {}
     for n in (args.small, args.trials):
@@ -138,7 +144,7 @@ def main() -> None:
         "samples": samples,
         **machine_info(),
     }
-    path = write_result("integrity_overhead", result)
+    path = write_result("integrity_overhead", result, "toy" if args.base_src else False)
     for label, res in (("CPU per trial", total), ("marginal CPU per trial", marginal)):
         low, high = res["ci95_ms"]
         print(
@@ -149,7 +155,8 @@ def main() -> None:
     print(path)
     for folder in folders.values():
         shutil.rmtree(folder, ignore_errors=True)
-    subprocess.run(["git", "worktree", "remove", "--force", str(BEFORE)], cwd=REPO, check=False)
+    if args.base_src is None:
+        subprocess.run(["git", "worktree", "remove", "--force", str(BEFORE)], cwd=REPO, check=False)
 
 
 if __name__ == "__main__":

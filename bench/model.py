@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/model.py            # 2 tasks x 2 trials x 2 transports, c=1 and c=2
     .venv/bin/python bench/model.py --quick    # c=1 only
+    .venv/bin/python bench/model.py --toy      # 1 task x 1 trial, the local chat double
+                                               # in the model's place (tests/bench/)
 
 Needs ``pairbench model install``. Runs mcp-transports' two tool arms with the constrained
 tool calling the demo uses, once on a one-slot server at concurrency 1 and once on a
@@ -20,6 +22,8 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +37,7 @@ TASKS = ("read-issue-title", "count-open-label")
 ARMS = ("local-stdio", "remote-http")
 
 
-def _experiment(folder: Path, port: int, slots: int) -> Path:
+def _experiment(folder: Path, port: int, slots: int, toy: bool = False) -> Path:
     from pairbench.model import ServeConfig
     from pairbench.studies.mcp_transports import STUDY
 
@@ -42,8 +46,8 @@ def _experiment(folder: Path, port: int, slots: int) -> Path:
     path = folder / "experiment.yaml"
     yaml = YAML()
     data = yaml.load(path.read_text(encoding="utf-8"))
-    data["trials"] = 2
-    data["tasks"] = [t for t in data["tasks"] if t["id"] in TASKS]
+    data["trials"] = 1 if toy else 2
+    data["tasks"] = [t for t in data["tasks"] if t["id"] in TASKS[: 1 if toy else None]]
     data["arms"] = {name: arm for name, arm in data["arms"].items() if name in ARMS}
     data["comparisons"] = [list(ARMS)]
     data.pop("hypotheses", None)  # they count tasks this cut-down copy leaves out
@@ -67,15 +71,30 @@ def _experiment(folder: Path, port: int, slots: int) -> Path:
     return path
 
 
-def case(slots: int) -> dict[str, Any]:
-    from pairbench import start_run
+@contextmanager
+def _server(slots: int, toy: bool) -> Iterator[int]:
+    """The real llama-server and model, or (toy) the local chat double shaped like it."""
     from pairbench.fixtures._serve_port import free_port
     from pairbench.model import LlamaServer, ServeConfig
 
-    folder = WORK / f"model-c{slots}"
+    if toy:
+        from pairbench.testing.chat_double import start_chat_double
+
+        script = {"llama_cpp": True, "slots": slots, "model": ServeConfig().alias}
+        with start_chat_double(script=script) as double:
+            yield int(double.url.rsplit(":", 1)[1])
+        return
     port = free_port()
-    exp = _experiment(folder, port, slots)
     with LlamaServer.start(ServeConfig(slots=slots), port=port):
+        yield port
+
+
+def case(slots: int, toy: bool = False) -> dict[str, Any]:
+    from pairbench import start_run
+
+    folder = WORK / f"model-c{slots}"
+    with _server(slots, toy) as port:
+        exp = _experiment(folder, port, slots, toy)
         t0 = time.perf_counter()
         outcome = start_run(exp, folder / "runs", run_seed=1, concurrency=slots)
         wall_s = time.perf_counter() - t0
@@ -106,13 +125,14 @@ def case(slots: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--toy", action="store_true", help="the chat double, 1 task x 1 trial")
     args = parser.parse_args()
     cases = {}
-    for slots in (1,) if args.quick else (1, 2):
+    for slots in (1,) if args.quick or args.toy else (1, 2):
         log(f"model: {len(TASKS)} tasks x 2 trials x {len(ARMS)} arms at concurrency {slots}")
-        cases[f"c{slots}"] = case(slots)
-    data = {"machine": machine_info(), "cases": cases}
-    path = write_result("model", data, quick=args.quick)
+        cases[f"c{slots}"] = case(slots, args.toy)
+    data = {"machine": machine_info(), "cases": cases, "toy": args.toy}
+    path = write_result("model", data, quick="toy" if args.toy else args.quick)
     print(json.dumps({k: v for k, v in data.items() if k != "machine"}, indent=2))
     log(f"wrote {path}")
 

@@ -120,14 +120,16 @@ def case(name: str, tasks: int, trials: int, reps: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--toy", action="store_true", help="a 2-task run, once (tests/bench/)")
     args = parser.parse_args()
-    reps = 2 if args.quick else 5
+    mode: bool | str = "toy" if args.toy else args.quick
+    reps = 1 if args.toy else 2 if args.quick else 5
     t0 = time.perf_counter()
     import matplotlib.figure  # noqa: F401  (the first import, timed: the report pays it once)
 
     import_ms = (time.perf_counter() - t0) * 1000
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    sizes = {"small": SIZES["small"]} if args.quick else SIZES
+    sizes = {"toy": (2, 1)} if args.toy else {"small": SIZES["small"]} if args.quick else SIZES
     cases = {}
     for name, (tasks, trials) in sizes.items():
         log(f"plots: {name} run ({tasks} tasks x {trials} trials x 3 arms), {reps} reps")
@@ -139,7 +141,7 @@ def main() -> None:
         "peak_rss_mb_after_import": round(rss_before, 1),
         "cases": cases,
     }
-    path = write_result("plots", data, quick=args.quick)
+    path = write_result("plots", data, quick=mode)
     print(json.dumps({k: v for k, v in data.items() if k != "machine"}, indent=2))
     log(f"wrote {path}")
 

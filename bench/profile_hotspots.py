@@ -1,6 +1,7 @@
 """Profile the cases whose targets were missed; list hot spots with file:line.
 
     .venv/bin/python bench/profile_hotspots.py 1 2 5     # case numbers (run.py passes misses)
+    .venv/bin/python bench/profile_hotspots.py --toy 1 2 3 5   # after `run.py --toy` (tests)
 
 Uses pyinstrument (``pip install pyinstrument`` into .venv; installed on first use) and,
 for start-up, ``python -X importtime``. Each profile runs in a fresh process, in-process
@@ -118,14 +119,16 @@ def _pairbench_cli(folder: Path) -> Any:
     return go
 
 
-def one(case: str) -> dict[str, Any]:
-    """Runs inside a fresh child process."""
+def one(case: str, toy: bool = False) -> dict[str, Any]:
+    """Runs inside a fresh child process; ``toy``: the folders ``run.py --toy`` wrote."""
     if case == "1":
         return _profile(_pairbench_cli(WORK / "case1" / "pb"), "1_startup")
     if case == "2":
-        return _profile(_pairbench_cli(WORK / "case2" / "pb1000"), "2_harness_1000")
+        n = 40 if toy else 1000
+        return _profile(_pairbench_cli(WORK / "case2" / f"pb{n}"), f"2_harness_{n}")
     if case == "3":
-        return _profile(_pairbench_cli(WORK / "case3" / "pb200"), "3_sleep_c200")
+        c = 10 if toy else 200
+        return _profile(_pairbench_cli(WORK / "case3" / f"pb{c}"), f"3_sleep_c{c}")
     if case == "5":
         sys.argv = ["case_analysis.py"]
         sys.path.insert(0, str(BENCH))
@@ -135,10 +138,12 @@ def one(case: str) -> dict[str, Any]:
 
         from pairbench.report import write_report
 
-        res = {"stats": _profile(lambda: ca.run_stats(5.0, 2000), "5a_stats")}
+        tasks, trials = (5, 20) if toy else (ca.TASKS, ca.TRIALS)
+        stats = _profile(lambda: ca.run_stats(5.0, 2000, tasks, trials), "5a_stats")
+        res = {"stats": stats}
         run_dir = WORK / "case5" / "profiled-run"
         shutil.rmtree(run_dir, ignore_errors=True)
-        ca.write_run(str(run_dir), ca.TASKS, ca.TRIALS, ca.SEED)
+        ca.write_run(str(run_dir), tasks, trials, ca.SEED)
         res["report_1m"] = _profile(
             lambda: write_report(run_dir, bootstrap_reps=2000), "5b_report_1m"
         )
@@ -204,15 +209,18 @@ def importtime(folder: Path) -> list[dict[str, Any]]:
 
 def main() -> None:
     if len(sys.argv) >= 3 and sys.argv[1] == "--one":
-        json.dump(one(sys.argv[2]), sys.stdout)
+        json.dump(one(sys.argv[2], "--toy" in sys.argv[3:]), sys.stdout)
         return
+    toy = "--toy" in sys.argv[1:]
     _ensure_pyinstrument()
+    RESULTS.mkdir(parents=True, exist_ok=True)
     out_path = RESULTS / "profiles.json"
     results: dict[str, Any] = json.loads(out_path.read_text()) if out_path.exists() else {}
-    for case in sys.argv[1:]:
+    errors: list[str] = []
+    for case in [a for a in sys.argv[1:] if a != "--toy"]:
         log(f"  profiling case {case}")
         proc = subprocess.run(
-            [str(PB_PY), __file__, "--one", case],
+            [str(PB_PY), __file__, "--one", case, *(["--toy"] if toy else [])],
             env=pb_env(),
             capture_output=True,
             text=True,
@@ -221,6 +229,7 @@ def main() -> None:
         )
         if proc.returncode != 0:
             results[case] = {"error": proc.stderr[-2000:]}
+            errors.append(case)
             continue
         results[case] = json.loads(proc.stdout.strip().splitlines()[-1])
         if case == "1":
@@ -248,6 +257,8 @@ def main() -> None:
             print("  imports by cumulative time (-X importtime):")
             for r in data["importtime_top"][:12]:
                 print(f"    {r['cumulative_ms']:8.1f} ms  {r['module']}")
+    if errors:
+        sys.exit(f"profiling failed for case(s) {', '.join(errors)}: see {out_path}")
 
 
 if __name__ == "__main__":

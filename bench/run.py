@@ -29,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (
     BENCH,
     BLAS_VARS,
-    INSPECT_VENV,
     INSPECT_VERSION,
     PB_PY,
     WORK,
@@ -41,14 +40,24 @@ from _common import (
     run_child,
     write_result,
 )
+from _runs import (
+    ensure_inspect,
+    inspect_ready,
+    inspect_run,
+    interleave,
+    medians,
+    pb_run,
+    write_experiment,
+)
+from case_sleep import sleep_case
 
-INSPECT = INSPECT_VENV / "bin" / "inspect"
-TASK_FILE = BENCH / "inspect_bench" / "bench_tasks.py"
+__all__ = ["write_experiment"]  # bench/integrity_overhead.py imports it from here
 TARGETS = {
     "startup_s": 0.8,
     "startup_rss_mb": 80.0,
     "cpu_per_trial_ms": 2.5,
     "sleep_ratio": 1.1,
+    "sleep_ratio_1000": 1.2,
     "mcp_added_ms": 0.5,
     "analysis_s": 10.0,
     "analysis_rss_mb": 2048.0,
@@ -56,138 +65,17 @@ TARGETS = {
 }
 
 
-# -- set-up -----------------------------------------------------------------------------------
-def ensure_inspect() -> None:
-    """Create bench/.venv-inspect and pip install inspect-ai (from PyPI) when missing."""
-    marker = INSPECT_VENV / f".installed-{INSPECT_VERSION}"
-    if marker.exists() and INSPECT.exists():
-        return
-    log(f"installing inspect-ai=={INSPECT_VERSION} into {INSPECT_VENV} (once; ~1-2 minutes)")
-    logfile = BENCH / ".work" / "inspect-install.log"
-    logfile.parent.mkdir(parents=True, exist_ok=True)
-    with open(logfile, "w") as fh:
-        if not (INSPECT_VENV / "bin" / "python").exists():
-            subprocess.run(["python3", "-m", "venv", str(INSPECT_VENV)], check=True)
-        pip = [str(INSPECT_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        subprocess.run([*pip, "--upgrade", "pip"], check=True, stdout=fh, stderr=fh)
-        subprocess.run([*pip, f"inspect-ai=={INSPECT_VERSION}"], check=True, stdout=fh, stderr=fh)
-    marker.touch()
-
-
-def write_experiment(
-    folder: Path,
-    exp_id: str,
-    adapter: str,
-    tasks: int,
-    trials: int,
-    concurrency: int,
-    settings: dict[str, Any] | None = None,
-) -> Path:
-    """A 2-arm experiment: ``tasks`` tasks x ``trials`` trials (= 2*tasks*trials attempts)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "p.md").write_text("Say PASS.\n", encoding="utf-8")
-    task_lines = "\n".join(
-        f"  - {{id: t{i}, prompt: p.md, grader: {{name: exact-answer, args: {{expect: PASS}}}}}}"
-        for i in range(tasks)
-    )
-    agent = {"adapter": adapter, "settings": settings or {}}
-    (folder / "experiment.yaml").write_text(
-        f'id: {exp_id}\nversion: "1"\ntrials: {trials}\n'
-        f"budget: {{trial_timeout_s: 120, concurrency: {concurrency}}}\n"
-        f"comparisons: [[a, b]]\nagent: {json.dumps(agent)}\n"
-        f"arms: {{a: {{}}, b: {{}}}}\ntasks:\n{task_lines}\n",
-        encoding="utf-8",
-    )
-    return folder / "experiment.yaml"
-
-
-def pb_run(folder: Path, stamps: bool, tag: str) -> dict[str, Any]:
-    runs = folder / "runs"
-    shutil.rmtree(runs, ignore_errors=True)
-    argv = [
-        str(PB_PY),
-        "-m",
-        "pairbench",
-        "run",
-        "experiment.yaml",
-        "--runs-dir",
-        "runs",
-        "--run-seed",
-        "1",
-    ]
-    res = run_child(
-        argv,
-        cwd=folder,
-        env=pb_env(),
-        stamps=folder / "stamps.json" if stamps else None,
-        log=folder / f"{tag}.log",
-    )
-    shutil.rmtree(runs, ignore_errors=True)
-    return res
-
-
-def inspect_run(
-    folder: Path, task: str, params: dict[str, Any], concurrency: int, stamps: bool, tag: str
-) -> dict[str, Any]:
-    folder.mkdir(parents=True, exist_ok=True)
-    logs = folder / "logs"
-    shutil.rmtree(logs, ignore_errors=True)
-    argv = [
-        str(INSPECT),
-        "eval",
-        f"{TASK_FILE}@{task}",
-        "--model",
-        "mockllm/model",
-        "--log-dir",
-        str(logs),
-        "--display",
-        "none",
-        "--max-samples",
-        str(concurrency),
-        "--max-connections",
-        str(concurrency),
-    ]
-    for k, v in params.items():
-        argv += ["-T", f"{k}={v}"]
-    res = run_child(
-        argv,
-        cwd=folder,
-        stamps=folder / "stamps.json" if stamps else None,
-        log=folder / f"{tag}.log",
-    )
-    shutil.rmtree(logs, ignore_errors=True)
-    return res
-
-
-def interleave(reps: int, fns: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """Run each tool once per rep, alternating which goes first."""
-    names = list(fns)
-    out: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
-    for r in range(reps):
-        for n in names if r % 2 == 0 else names[::-1]:
-            log(f"  rep {r + 1}/{reps}: {n}")
-            out[n].append(fns[n]())
-    return out
-
-
-def medians(samples: list[dict[str, Any]], keys: list[str]) -> dict[str, float | None]:
-    return {k: median([s.get(k) for s in samples]) for k in keys}
-
-
 # -- cases ------------------------------------------------------------------------------------
-def case1(reps: int) -> dict[str, Any]:
+def case1(reps: int, inspect: bool = True) -> dict[str, Any]:
     log("case 1: start-up (process start to first trial, peak RSS)")
     folder = WORK / "case1"
     write_experiment(folder / "pb", "bench-startup", "bench-noop", 1, 1, 1)
-    raw = interleave(
-        reps,
-        {
-            "pairbench": lambda: pb_run(folder / "pb", True, "pb"),
-            "inspect": lambda: inspect_run(
-                folder / "inspect", "noop", {"n": 1}, 1, True, "inspect"
-            ),
-        },
-    )
+    tools: dict[str, Any] = {"pairbench": lambda: pb_run(folder / "pb", True, "pb")}
+    if inspect:
+        tools["inspect"] = lambda: inspect_run(
+            folder / "inspect", "noop", {"n": 1}, 1, True, "inspect"
+        )
+    raw = interleave(reps, tools)
     keys = ["first_trial_s", "first_trial_peak_rss_mb", "wall_s", "cpu_s", "peak_rss_mb"]
     return {
         "case": "startup",
@@ -202,7 +90,9 @@ def case1(reps: int) -> dict[str, Any]:
     }
 
 
-def case2(reps: int, sizes: list[int], startup: dict[str, Any] | None) -> dict[str, Any]:
+def case2(
+    reps: int, sizes: list[int], startup: dict[str, Any] | None, inspect: bool = True
+) -> dict[str, Any]:
     log(f"case 2: harness CPU per trial, no-op agent, sizes {sizes}")
     folder = WORK / "case2"
     out: dict[str, Any] = {
@@ -222,15 +112,12 @@ def case2(reps: int, sizes: list[int], startup: dict[str, Any] | None) -> dict[s
     start_trials = {"pairbench": 2, "inspect": 1}
     for n in sizes:
         write_experiment(folder / f"pb{n}", "bench-cpu", "bench-noop", 10, n // 20, 10)
-        raw = interleave(
-            reps,
-            {
-                "pairbench": lambda n=n: pb_run(folder / f"pb{n}", False, "pb"),
-                "inspect": lambda n=n: inspect_run(
-                    folder / f"inspect{n}", "noop", {"n": n}, 10, False, "inspect"
-                ),
-            },
-        )
+        tools: dict[str, Any] = {"pairbench": lambda n=n: pb_run(folder / f"pb{n}", False, "pb")}
+        if inspect:
+            tools["inspect"] = lambda n=n: inspect_run(
+                folder / f"inspect{n}", "noop", {"n": n}, 10, False, "inspect"
+            )
+        raw = interleave(reps, tools)
         for tool, samples in raw.items():
             for s in samples:
                 s["cpu_per_trial_ms"] = 1000 * s["cpu_s"] / n
@@ -241,70 +128,6 @@ def case2(reps: int, sizes: list[int], startup: dict[str, Any] | None) -> dict[s
         keys = ["cpu_per_trial_ms", "marginal_cpu_per_trial_ms", "cpu_s", "wall_s", "peak_rss_mb"]
         out["sizes"][str(n)] = {
             "trials": n,
-            "samples": raw,
-            "medians": {k: medians(v, keys) for k, v in raw.items()},
-        }
-    return out
-
-
-def case3(reps: int, n: int, concurrencies: list[int]) -> dict[str, Any]:
-    log(f"case 3: {n} trials of a 1 s agent at concurrency {concurrencies}")
-    folder = WORK / "case3"
-    out: dict[str, Any] = {
-        "case": "sleep_concurrency",
-        "what": "N trials of an agent that sleeps 1 s. 'after start-up' = process wall minus "
-        "time to the first trial (so it includes writing results and the report/log "
-        "at the end); 'span' = first agent start to last agent end. Ideal = N / "
-        "concurrency seconds. pairbench's concurrency counts agent attempts in flight, "
-        "as Inspect's --max-samples counts samples; a pair runs its 2 arms one after "
-        "the other, so its schedule floor is max(ceil(N / concurrency), 2) x 1 s (the "
-        "same as the ideal once N >= 2 x concurrency).",
-        "reps": reps,
-        "trials": n,
-        "concurrency": {},
-    }
-    tasks = 10
-    for c in concurrencies:
-        write_experiment(
-            folder / f"pb{c}",
-            "bench-sleep",
-            "bench-sleep",
-            tasks,
-            n // (2 * tasks),
-            c,
-            {"sleep_s": 1.0},
-        )
-        raw = interleave(
-            reps,
-            {
-                "pairbench": lambda c=c: pb_run(folder / f"pb{c}", True, "pb"),
-                "inspect": lambda c=c: inspect_run(
-                    folder / f"inspect{c}", "sleep", {"n": n, "sleep_s": 1.0}, c, True, "inspect"
-                ),
-            },
-        )
-        ideal = n / c
-        floors = {"pairbench": max(math.ceil(n / c), 2) * 1.0, "inspect": math.ceil(n / c) * 1.0}
-        for tool, samples in raw.items():
-            for s in samples:
-                s["after_startup_s"] = s["wall_s"] - s["first_trial_s"]
-                s["ratio_after_startup"] = s["after_startup_s"] / ideal
-                s["ratio_span"] = s["span_s"] / ideal
-                s["ratio_to_schedule_floor"] = s["after_startup_s"] / floors[tool]
-        keys = [
-            "wall_s",
-            "first_trial_s",
-            "after_startup_s",
-            "span_s",
-            "ratio_after_startup",
-            "ratio_span",
-            "ratio_to_schedule_floor",
-            "cpu_s",
-            "peak_rss_mb",
-        ]
-        out["concurrency"][str(c)] = {
-            "ideal_s": ideal,
-            "schedule_floor_s": floors,
             "samples": raw,
             "medians": {k: medians(v, keys) for k, v in raw.items()},
         }
@@ -387,17 +210,22 @@ def _report_child(run_dir: Path, reps: int) -> dict[str, Any]:
     return res
 
 
-def case5(reps: int, mcnemar_cap: float, quick: bool) -> dict[str, Any]:
-    log("case 5: analysis and report of 1,000,000 synthetic records")
+def case5(
+    reps: int, mcnemar_cap: float, quick: bool, tasks: int = 5000, trials: int = 100
+) -> dict[str, Any]:
+    """1,000,000 records by default (2 arms x 5,000 tasks x 100 trials); toy: far fewer."""
+    records = 2 * tasks * trials
+    log(f"case 5: analysis and report of {records:,} synthetic records")
+    size = ["--tasks", str(tasks), "--trials", str(trials)]
     stats = []
     for r in range(reps):
         log(f"  rep {r + 1}/{reps}: statistics on numpy arrays")
-        stats.append(_analysis_child(["stats", "--mcnemar-cap", str(mcnemar_cap)]))
+        stats.append(_analysis_child(["stats", "--mcnemar-cap", str(mcnemar_cap), *size]))
     folder = WORK / "case5"
     run_dir = folder / "run"
     shutil.rmtree(run_dir, ignore_errors=True)
-    log("  writing a 1,000,000-record run directory (run.json, journal, trials.npz; untimed)")
-    written = _analysis_child(["write-run", "--out", str(run_dir)])
+    log(f"  writing a {records:,}-record run directory (run.json, journal, trials.npz; untimed)")
+    written = _analysis_child(["write-run", "--out", str(run_dir), *size])
     reports = []
     for r in range(reps):
         log(f"  rep {r + 1}/{reps}: pairbench report (2,000 bootstrap reps) in a fresh process")
@@ -454,7 +282,7 @@ def _verdict(value: float | None, target: float) -> str:
     return "met" if value <= target else "NOT met"
 
 
-def build_table(quick: bool = False) -> dict[str, Any]:
+def build_table(quick: bool | str = False) -> dict[str, Any]:
     def load(name: str) -> dict[str, Any] | None:
         p = results_dir(quick) / f"{name}.json"
         return json.loads(p.read_text()) if p.exists() else None
@@ -494,7 +322,7 @@ def build_table(quick: bool = False) -> dict[str, Any]:
             "1 start-up",
             "start to first trial (s)",
             m["pairbench"]["first_trial_s"],
-            m["inspect"]["first_trial_s"],
+            m.get("inspect", {}).get("first_trial_s"),
             TARGETS["startup_s"],
             " s",
         )
@@ -503,7 +331,7 @@ def build_table(quick: bool = False) -> dict[str, Any]:
                 "1 start-up",
                 "peak RSS at first trial (MB)",
                 m["pairbench"]["first_trial_peak_rss_mb"],
-                m["inspect"].get("first_trial_peak_rss_mb"),
+                m.get("inspect", {}).get("first_trial_peak_rss_mb"),
                 TARGETS["startup_rss_mb"],
                 " MB",
                 0,
@@ -512,7 +340,7 @@ def build_table(quick: bool = False) -> dict[str, Any]:
             "1 start-up",
             "peak RSS, whole process (MB)",
             m["pairbench"]["peak_rss_mb"],
-            m["inspect"]["peak_rss_mb"],
+            m.get("inspect", {}).get("peak_rss_mb"),
             None
             if m["pairbench"].get("first_trial_peak_rss_mb") is not None
             else TARGETS["startup_rss_mb"],
@@ -524,7 +352,7 @@ def build_table(quick: bool = False) -> dict[str, Any]:
             "1 start-up",
             "whole process wall (s)",
             m["pairbench"]["wall_s"],
-            m["inspect"]["wall_s"],
+            m.get("inspect", {}).get("wall_s"),
             None,
             " s",
         )
@@ -536,7 +364,7 @@ def build_table(quick: bool = False) -> dict[str, Any]:
                 f"2 CPU/trial n={n}",
                 "CPU per trial (ms)",
                 m["pairbench"]["cpu_per_trial_ms"],
-                m["inspect"]["cpu_per_trial_ms"],
+                m.get("inspect", {}).get("cpu_per_trial_ms"),
                 TARGETS["cpu_per_trial_ms"],
                 " ms",
             )
@@ -544,7 +372,7 @@ def build_table(quick: bool = False) -> dict[str, Any]:
                 f"2 CPU/trial n={n}",
                 "marginal CPU per trial (ms)",
                 m["pairbench"]["marginal_cpu_per_trial_ms"],
-                m["inspect"]["marginal_cpu_per_trial_ms"],
+                m.get("inspect", {}).get("marginal_cpu_per_trial_ms"),
                 None,
                 " ms",
             )
@@ -556,7 +384,7 @@ def build_table(quick: bool = False) -> dict[str, Any]:
                 f"3 sleep c={c}",
                 f"wall after start-up / ideal {d['ideal_s']:g} s",
                 m["pairbench"]["ratio_after_startup"],
-                m["inspect"]["ratio_after_startup"],
+                m.get("inspect", {}).get("ratio_after_startup"),
                 TARGETS["sleep_ratio"],
                 "x",
                 note=f"pairbench floor {d['schedule_floor_s']['pairbench']:g} s: "
@@ -566,9 +394,22 @@ def build_table(quick: bool = False) -> dict[str, Any]:
                 f"3 sleep c={c}",
                 "span first→last trial / ideal",
                 m["pairbench"]["ratio_span"],
-                m["inspect"]["ratio_span"],
+                m.get("inspect", {}).get("ratio_span"),
                 None,
                 "x",
+            )
+    c9 = load("sleep_concurrency_1000")
+    if c9:
+        for c, d in c9["concurrency"].items():
+            m = d["medians"]
+            row(
+                f"9 sleep n={c9['trials']} c={c}",
+                f"wall after start-up / ideal {d['ideal_s']:g} s",
+                m["pairbench"]["ratio_after_startup"],
+                m.get("inspect", {}).get("ratio_after_startup"),
+                TARGETS["sleep_ratio_1000"],
+                "x",
+                note=f"CPU {_fmt(m['pairbench']['cpu_s'], ' s')} for {c9['trials']} trials",
             )
     c4 = load("mcp_overhead")
     if c4:
@@ -702,9 +543,9 @@ def print_table(table: dict[str, Any]) -> None:
 
 
 # -- main -------------------------------------------------------------------------------------
-def case8(quick: bool) -> dict[str, Any]:
+def case8(mode: str) -> dict[str, Any]:
     """``pairbench view`` on a 100,000-trial run (10,000 in quick mode), in Chromium."""
-    tasks = 50 if quick else 500
+    tasks = {"toy": 2, "quick": 50}.get(mode, 500)
     log(f"case 8: pairbench view on {2 * tasks * 100:,} trials in headless Chromium")
     folder = WORK / "case8"
     shutil.rmtree(folder, ignore_errors=True)
@@ -718,74 +559,111 @@ def case8(quick: bool) -> dict[str, Any]:
     return data
 
 
+MODES = {
+    # mode: case 2 sizes, case 3 (trials, sleep), case 4 (calls, rounds), case 5 (tasks, trials)
+    "full": {"c2": [1000], "c3": (1000, 1.0), "c4": (1000, 3), "c5": (5000, 100)},
+    "quick": {"c2": [1000], "c3": (200, 1.0), "c4": (200, 1), "c5": (5000, 100)},
+    # Not a measurement: every case once at the smallest size that runs all of its code
+    # (tests/bench/ runs this, so a change cannot break the bench in silence).
+    "toy": {"c2": [40], "c3": (40, 0.05), "c4": (20, 1), "c5": (5, 20)},
+}
+CASE9 = {"full": (10_000, 1000, 1.0), "quick": (2000, 1000, 1.0), "toy": (40, 20, 0.05)}
+"""Case 9: (trials, concurrency, sleep); with --big (or named in --cases)."""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one run each, smaller sizes")
-    ap.add_argument("--big", action="store_true", help="also case 2 at 10,000 trials")
-    ap.add_argument("--cases", default="1,2,3,4,5,8")
+    ap.add_argument(
+        "--toy",
+        action="store_true",
+        help="every case once at toy size (a check that it runs, not a measurement)",
+    )
+    ap.add_argument(
+        "--big", action="store_true", help="also case 2 at 10,000 trials, cases 7 and 9"
+    )
+    ap.add_argument("--cases", default=None, help="default 1,2,3,4,5,6,8 (and 7,9 with --big)")
+    ap.add_argument(
+        "--no-inspect",
+        action="store_true",
+        help="pairbench's half only (toy runs: also when bench/.venv-inspect is missing)",
+    )
     ap.add_argument(
         "--reps",
         type=int,
         default=None,
-        help="interleaved runs (default 3; 5 for start-up; 1 in quick mode)",
+        help="interleaved runs (default 3; 5 for start-up; 1 in quick and toy mode)",
     )
     ap.add_argument(
         "--profile",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="profile missed targets (default: on, off in quick mode)",
+        help="profile missed targets (default: on, off in quick and toy mode)",
     )
     ap.add_argument("--table", action="store_true", help="only print the table of results")
     a = ap.parse_args()
+    mode = "toy" if a.toy else "quick" if a.quick else "full"
+    out_dir: bool | str = mode if mode != "full" else False
     if a.table:
-        print_table(build_table(a.quick))
+        print_table(build_table(out_dir))
         return
     if not PB_PY.exists():
         sys.exit(f"{PB_PY} is missing: run `make install` first (make bench does)")
-    cases = {c.strip() for c in a.cases.split(",")}
-    quick = a.quick
+    default = ("1,2,3,4,5,6" if mode == "toy" else "1,2,3,4,5,6,8") + (",7,9" if a.big else "")
+    cases = {c.strip() for c in (a.cases or default).split(",")}
+    quick = mode != "full"
+    sizes = MODES[mode]
     reps = a.reps or (1 if quick else 3)
     WORK.mkdir(parents=True, exist_ok=True)
     machine = machine_info()
-    meta = {
-        "machine": machine,
-        "mode": "quick" if quick else "full",
-        "inspect_ai_version_pinned": INSPECT_VERSION,
-    }
-    if cases & {"1", "2", "3"}:
+    meta = {"machine": machine, "mode": mode, "inspect_ai_version_pinned": INSPECT_VERSION}
+    # A toy run never installs Inspect: it runs Inspect's half only where the venv is made.
+    inspect = not a.no_inspect and (mode != "toy" or inspect_ready())
+    if inspect and cases & {"1", "2", "3", "9"}:
         ensure_inspect()
         machine["inspect_ai"] = machine_info()["inspect_ai"]
     startup = None
     if "1" in cases:
-        startup = case1(a.reps or (3 if quick else 5)) | meta
-        write_result("startup", startup, quick)
-    elif (results_dir(quick) / "startup.json").exists():
-        startup = json.loads((results_dir(quick) / "startup.json").read_text())
+        startup = case1(a.reps or (1 if mode == "toy" else 3 if quick else 5), inspect) | meta
+        write_result("startup", startup, out_dir)
+    elif (results_dir(out_dir) / "startup.json").exists():
+        startup = json.loads((results_dir(out_dir) / "startup.json").read_text())
     if "2" in cases:
-        sizes = [1000] + ([10000] if a.big else [])
-        res = case2(reps, sizes, startup) | meta
+        n2 = sizes["c2"] + ([10000] if a.big else [])
+        res = case2(reps, n2, startup, inspect) | meta
         if not a.big:
             res["note_10000"] = (
                 "10,000 trials not run (use --big / make bench BIG=1): about "
                 "2 x 3 runs of 35 s (pairbench) and 110 s (Inspect), ~7 min"
             )
-        write_result("harness_cpu", res, quick)
+        write_result("harness_cpu", res, out_dir)
     if "3" in cases:
-        n = 200 if quick else 1000
-        write_result("sleep_concurrency", case3(reps, n, [50, 200]) | meta, quick)
+        n3, sleep_s = sizes["c3"]
+        conc = [10] if mode == "toy" else [50, 200]
+        res = sleep_case("sleep_concurrency", "case3", reps, n3, conc, sleep_s, inspect) | meta
+        write_result("sleep_concurrency", res, out_dir)
     if "4" in cases:
-        write_result(
-            "mcp_overhead", case4(200 if quick else 1000, reps if not quick else 1) | meta, quick
-        )
+        calls, rounds = sizes["c4"]
+        write_result("mcp_overhead", case4(calls, rounds if quick else reps) | meta, out_dir)
     if "5" in cases:
-        write_result("analysis", case5(reps, 10.0 if quick else 60.0, quick) | meta, quick)
+        tasks, trials = sizes["c5"]
+        res = case5(reps, 10.0 if quick else 60.0, quick, tasks, trials) | meta
+        write_result("analysis", res, out_dir)
+    if "6" in cases:
+        script_case("plots", mode)
+    if "7" in cases:
+        script_case("model", mode)
     if "8" in cases:
-        write_result("viewer", case8(quick) | meta, quick)
-    table = build_table(quick)
-    write_result("summary", {"machine": machine, "mode": meta["mode"], **table}, quick)
+        write_result("viewer", case8(mode) | meta, out_dir)
+    if "9" in cases:
+        n9, c9, sleep_s = CASE9[mode]
+        res = sleep_case("sleep_concurrency_1000", "case9", reps, n9, [c9], sleep_s, inspect) | meta
+        write_result("sleep_concurrency_1000", res, out_dir)
+    table = build_table(out_dir)
+    write_result("summary", {"machine": machine, "mode": mode, **table}, out_dir)
     print()
     print(
-        f"pairbench bench ({meta['mode']}), {machine['date']}, {machine['cpu']}, "
+        f"pairbench bench ({mode}), {machine['date']}, {machine['cpu']}, "
         f"{machine['cores']} cores, inspect-ai {machine.get('inspect_ai')}"
     )
     print_table(table)
@@ -797,6 +675,33 @@ def main() -> None:
             subprocess.run(
                 [str(PB_PY), str(BENCH / "profile_hotspots.py"), *missed], env=pb_env(), check=False
             )
+
+
+def script_case(name: str, mode: str) -> None:
+    """Cases 6 (plots) and 7 (the real model) run as their own scripts, in the pairbench venv.
+
+    Case 7 needs ``pairbench model install``; a full run without the model says so and goes
+    on (a toy run uses the local chat double in its place, see bench/model.py)."""
+    argv = [str(PB_PY), str(BENCH / f"{name}.py")] + ([f"--{mode}"] if mode != "full" else [])
+    if name == "model" and mode != "toy" and not _model_installed():
+        log("case 7: skipped, the model is not installed (`make model`, then run it again)")
+        return
+    log(f"case {'6' if name == 'plots' else '7'}: {' '.join(argv[1:])}")
+    done = subprocess.run(argv, env=pb_env(), check=False, timeout=3600)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench/{name}.py exited {done.returncode}")
+
+
+def _model_installed() -> bool:
+    probe = (
+        "from pairbench.model._build import cached_build; "
+        "from pairbench.model._weights import installed_model; "
+        "print(cached_build() is not None and installed_model() is not None)"
+    )
+    done = subprocess.run(
+        [str(PB_PY), "-c", probe], env=pb_env(), capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() == "True"
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Bench case 6 at toy size, so it cannot rot: 8 MiB printed and written against 1 MiB
+"""Bench case 11 at toy size, so it cannot rot: 8 MiB printed and written against 1 MiB
 limits end as output_limit and disk_limit, the run completes and its report is written."""
 
 from __future__ import annotations

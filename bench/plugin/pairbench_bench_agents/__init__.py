@@ -26,6 +26,10 @@ from pairbench import AgentOutput, Metric
 
 _STAMPS = os.environ.get("PAIRBENCH_BENCH_STAMPS")
 _state: dict[str, Any] = {"first_start": None, "last_end": None, "n": 0}
+_SPANS = bool(os.environ.get("PAIRBENCH_BENCH_SPANS"))
+"""Also keep every agent's (start, end) in the stamps file: the timeline of a run's slots."""
+if _SPANS:
+    _state["spans"] = []
 
 
 def _peak_rss_mb() -> float | None:
@@ -50,17 +54,21 @@ if _STAMPS:
     atexit.register(_write)
 
 
-def _start() -> None:
+def _start() -> float:
+    now = time.time()
     if _STAMPS and _state["first_start"] is None:
         _state["first_start"] = time.time()
         _state["first_start_peak_rss_mb"] = _peak_rss_mb()
         _write()
+    return now
 
 
-def _end() -> None:
+def _end(started: float) -> None:
     if _STAMPS:
         _state["last_end"] = time.time()
         _state["n"] += 1
+        if _SPANS:
+            _state["spans"].append((started, _state["last_end"]))
 
 
 class NoopAgent:
@@ -72,10 +80,10 @@ class NoopAgent:
         self.settings = dict(settings or {})
 
     async def run(self, ctx: Any) -> AgentOutput:
-        _start()
+        started = _start()
         ctx.transcript.emit("agent_start", agent="bench-noop", arm=ctx.arm)
         ctx.transcript.emit("final", text="PASS")
-        _end()
+        _end(started)
         return AgentOutput(final_answer="PASS", turns=Metric.measured(1, "bench-noop"))
 
 
@@ -88,9 +96,9 @@ class SleepAgent:
         self.settings = dict(settings or {})
 
     async def run(self, ctx: Any) -> AgentOutput:
-        _start()
+        started = _start()
         ctx.transcript.emit("agent_start", agent="bench-sleep", arm=ctx.arm)
         await asyncio.sleep(float(self.settings.get("sleep_s", 1.0)))
         ctx.transcript.emit("final", text="PASS")
-        _end()
+        _end(started)
         return AgentOutput(final_answer="PASS", turns=Metric.measured(1, "bench-sleep"))

@@ -168,14 +168,12 @@ class Executor:
         )
 
     # -- execution -------------------------------------------------------------------------
-    async def _attempt(
-        self, key: TrialKey, pair: Pair, held: Reservation
-    ) -> tuple[Outcome, asyncio.Future[None]]:
-        """Run one attempt (in a held slot, with its cost reserved); return its outcome and
-        its record's commit.
+    async def _attempt(self, key: TrialKey, pair: Pair, held: Reservation) -> AttemptRecord:
+        """Run one attempt (in a held slot, with its cost reserved); return its record, for
+        the caller to hand to :meth:`_finish`.
 
         What the next attempt anywhere must see (spend, the infra count, a stop) is settled
-        here, before the slot is freed; the record is durable when the future resolves.
+        here, before the slot is freed; staging and committing the record need not be.
         """
         self.state.attempts[key] += 1
         attempt = self.state.attempts[key]
@@ -183,7 +181,9 @@ class Executor:
             # Durable before the agent starts: a crash can never hide an attempt that ran.
             await self._event((), AttemptStarted(key=key.label, attempt=attempt))
             spec, proxy = self.rc.loaded.experiment.proxy, self.rc.proxy
-            before = await asyncio.to_thread(window_start, spec if proxy else None)
+            # A thread hop only when there is a server to ask: without one it is pure cost.
+            has_proxy = spec is not None and proxy is not None
+            before = await asyncio.to_thread(window_start, spec) if has_proxy else None
             rec = await self.attempt_runner(self.rc, key, pair, attempt)
             if spec is not None and proxy is not None and before is not None:
                 label = attempt_label(key, attempt)  # interference, and a startup 503 is infra
@@ -194,7 +194,6 @@ class Executor:
             if isinstance(exc, asyncio.CancelledError):
                 self._interrupted(key, pair, attempt, "the run was stopped during the attempt")
             raise
-        durable = self._finish(key, rec)
         result = rec.result
         # Every attempt's recorded cost counts, an infra one's too: the spend is what the
         # stored records (results/, infra/) add up to.
@@ -217,7 +216,7 @@ class Executor:
                     f"campaign allowing {exp.replacement.max_per_campaign} "
                     f"(replacement.max_per_campaign); last: {result.reason}"
                 )
-        return result.outcome, durable
+        return rec
 
     def _premake(self, key: TrialKey) -> None:
         """Start making the next attempt's folders while it waits for a slot (local runs)."""
@@ -266,13 +265,13 @@ class Executor:
                     return
                 if held is None:
                     break
-                outcome, durable = await self._attempt(key, pair, held)
+                rec = await self._attempt(key, pair, held)
+                outcome = rec.result.outcome
                 if outcome != "infra" or self.state.stop_reason is not None:
                     break
-                await durable
+                await self._finish(key, rec)  # a retry starts once this record is durable
                 self.progress.note_infra()
                 self._premake(key)
-        # The slot is free while the record commits: another attempt can start.
         if held is None:
             reason = self.ceiling.reason or "budget stop"
             self.state.budget_reason = reason
@@ -280,6 +279,20 @@ class Executor:
             self.state.done.add(key)
             self.progress.advance_done("not_run")
             return
+        # The slot is free, and the attempt waiting for it starts before this record is
+        # staged and committed: a wave of attempts ending together (hundreds at high
+        # concurrency) would otherwise stage every record, milliseconds of CPU each, while
+        # the freed slots stay idle. One yield puts the waiter first; the record is queued
+        # whatever happens (a cancellation here too), and committed before the run ends.
+        # Under a cost ceiling the record is queued first: the journal then shows each
+        # spend before the attempts whose reservations it decided.
+        if self.rc.loaded.experiment.budget.cost_ceiling_usd is None:
+            try:
+                await asyncio.sleep(0)
+            finally:
+                durable = self._finish(key, rec)
+        else:
+            durable = self._finish(key, rec)
         await durable
         if outcome != "infra":
             self.state.done.add(key)
