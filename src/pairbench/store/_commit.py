@@ -165,15 +165,12 @@ class GroupCommitter:
             # Shielded: a second Ctrl-C must not abandon records that are being written.
             await asyncio.shield(self._drainer)
         self._pool.shutdown(wait=True)
-<<<<<<< HEAD
+        self._files.shutdown(wait=True)
         # Every queued entry's outcome is looked at here, so a failed one is reported once
         # (by whoever reads `unstored`), never as asyncio's "never retrieved" warning.
         for future in self._queued:
             if future.done() and not future.cancelled():
                 future.exception()
-=======
-        self._files.shutdown(wait=True)
->>>>>>> h-bench
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
