@@ -11,6 +11,7 @@ the last line that records it, and names a file in those places that no line rec
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +28,12 @@ def hash_tree(run_dir: Path, folder: Path) -> dict[str, str]:
     """Every file under ``folder`` (a file: itself), by its path relative to ``run_dir``,
     with its SHA-256; ``{}`` when there is none. Half-written ``*.partial`` files are left
     out (the atomic writer renames them)."""
-    if folder.is_file():
+    try:
+        # One stat answers the common case (an attempt that left no folder) at once.
+        mode = os.stat(folder).st_mode
+    except OSError:
+        return {}
+    if stat.S_ISREG(mode):
         return {folder.relative_to(run_dir).as_posix(): sha256_file(folder)}
     found: dict[str, str] = {}
     for root, dirs, names in os.walk(folder):
