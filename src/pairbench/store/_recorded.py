@@ -48,8 +48,11 @@ def hash_tree(run_dir: Path, folder: Path) -> dict[str, str]:
 def attempt_files(run_dir: RunDir, key: TrialKey, attempt: int) -> dict[str, str]:
     """What graders read beside an attempt's record, hashed as the attempt left it: its
     fixture folder (a fixture's store and audit log) and the trial's ``shared/`` folder."""
-    fixture = run_dir.fixtures_root / run_dir.fixture_rel(key, attempt)
-    return hash_tree(run_dir.path, fixture) | hash_tree(run_dir.path, run_dir.trial_shared(key))
+    fixture = f"{run_dir.path}/fixtures/{run_dir.fixture_rel(key, attempt)}"
+    shared = f"{run_dir.path}/shared/{key.task}/{key.trial}"  # RunDir.trial_shared
+    # Most attempts leave neither folder: a stat each says so, no Path made.
+    found = [Path(folder) for folder in (fixture, shared) if os.path.lexists(folder)]
+    return {k: v for folder in found for k, v in hash_tree(run_dir.path, folder).items()}
 
 
 def stored_paths(run_dir: Path, places: Iterable[str]) -> list[str]:
