@@ -311,7 +311,7 @@ class Summary(Record):
     bootstrap_reps: int
     """Resamples of each task-clustered bootstrap interval (`pairbench report
     --bootstrap-reps`); `pairbench verify` rebuilds the reports with it."""
-    plots_drawn: bool = True
+    plots_drawn: bool
     """Whether report.html holds the plots. `pairbench run` and `resume` leave them out
     (drawing them costs about a second of the run's CPU) and the reports say how to draw
     them: `pairbench report` draws them, `pairbench view` always shows them; `pairbench
