@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers.common import cli
-from pairbench import start_run
+from pairbench import start_run, write_report
 from pairbench.freeze import verify_run
 
 AGENT = "import sys; sys.stdin.read(); print('ok')"
@@ -34,6 +34,18 @@ def test_an_untouched_run_verifies(run_dir: Path) -> None:
     assert verify_run(run_dir) == []
     done = cli("verify", str(run_dir), cwd=run_dir)
     assert done.returncode == 0 and "verified" in done.stdout
+
+
+@pytest.mark.parametrize("plots", [False, True])
+def test_a_report_with_or_without_plots_verifies_and_an_edit_does_not(
+    run_dir: Path, plots: bool
+) -> None:
+    write_report(run_dir, bootstrap_reps=50, plots=plots)
+    assert verify_run(run_dir) == []
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert ('<figure class="plot"' in html) is plots
+    (run_dir / "report.html").write_text(html.replace("</body>", "<p>x</p></body>"), "utf-8")
+    assert [m.path for m in verify_run(run_dir)] == ["report.html"]
 
 
 @pytest.mark.parametrize(

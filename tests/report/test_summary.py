@@ -21,8 +21,8 @@ def test_schema_id_and_json_round_trip(scenario: RunScenario) -> None:
     assert s["schema_id"] == SCHEMA_ID == "pairbench.summary/3"
     assert json.loads(summary_json(s)) == s
     assert list(s) == [
-        "schema_id", "confidence", "run", "bootstrap_reps", "empty", "trials", "not_run",
-        "planned_trials",
+        "schema_id", "confidence", "run", "bootstrap_reps", "plots_drawn", "empty", "trials",
+        "not_run", "planned_trials",
         "kept_attempts", "replaced_attempts", "arms", "pairs", "primary", "hypotheses", "tasks",
         "tiers",
         "crossover",

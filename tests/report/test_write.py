@@ -32,6 +32,24 @@ def test_rewrite_replaces_files(tmp_path: Path) -> None:
     assert "No runs recorded." not in (tmp_path / "report.md").read_text()
 
 
+def test_a_report_without_plots_says_how_to_draw_them() -> None:
+    # `pairbench run`'s report: no figure, a meta line naming the command that draws them,
+    # recorded in the summary so verify rebuilds it the same way.
+    results, infra = make_scenario()
+    drawn = render_texts(build_summary(make_run(), results, infra))
+    summary = {**json.loads(drawn["summary.json"]), "plots_drawn": False}
+    left_out = render_texts(summary)
+    assert '<figure class="plot"' in drawn["report.html"] and "*Plot, " in drawn["report.md"]
+    assert '<figure class="plot"' not in left_out["report.html"]
+    assert "*Plot, " not in left_out["report.md"]
+    line = "**Plots:** not drawn in this report"
+    assert line in left_out["report.md"] and line not in drawn["report.md"]
+    assert "`pairbench report` on this run's folder" in left_out["report.md"]
+    assert "Plots" in left_out["report.html"]
+    assert "pairbench report` on this run&#39;s folder" in left_out["report.html"]
+    assert render_texts(summary) == left_out  # the same bytes again, for verify
+
+
 def test_public_names_are_deliberate() -> None:
     # One public operation, write_report, and the blocks a study's own sections are made of
     # (Section, Table, Figure, Omitted); the three stages (summary, view, render) are

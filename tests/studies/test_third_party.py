@@ -94,6 +94,13 @@ def test_a_third_party_study_does_what_a_builtin_does(acme: ModuleType, tmp_path
         None,
     )
     assert slot["data"]["lengths"] == {"plain": [15, 15], "polite": [15, 15]}
+    # `pairbench run` leaves the plots out, saying how to draw them (and verifies so);
+    # `pairbench report` draws them, the study's among them.
+    ran = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert "**Plots:** not drawn" in ran and "*Plot, " not in ran
+    assert "Acme: characters per arm" not in (run_dir / "report.html").read_text("utf-8")
+    _ok(["verify", str(run_dir)])
+    _ok(["report", str(run_dir), "--bootstrap-reps", "200"])
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     assert "Acme answer lengths" in page and "Acme: characters per arm" in page
     assert page.index("Acme answer lengths") < page.index("Outcomes by arm")  # declared order
@@ -141,6 +148,7 @@ def test_a_plot_whose_svg_could_run_is_kept_off_the_page(
     monkeypatch.setattr(acme, "STUDY", dataclasses.replace(acme.STUDY, report=report))
     with start_chat_double() as double:
         run_dir = _run(_init(tmp_path, double.url), tmp_path / "runs")
+    _ok(["report", str(run_dir), "--bootstrap-reps", "200"])  # `run` draws no plot
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     assert "alert(1)" not in page
     assert "Plot &#39;acme-bars&#39; not drawn: its SVG holds markup" in page or (

@@ -10,7 +10,6 @@ import typer
 
 from pairbench._errors import ExportError
 from pairbench.cli._app import app, err, user_errors
-from pairbench.store._export import Format, export_bytes, write_export
 
 
 class ExportFormat(StrEnum):
@@ -99,6 +98,8 @@ def export(
         pairbench export RUN --format junit --out decisions.xml
         python -c "import pairbench; print(pairbench.load_frame('RUN').head())"
     """
+    from pairbench.store._export import Format, export_bytes, write_export
+
     chosen: Format = fmt.value
     to_stdout = out_file is None or str(out_file) == "-"
     if to_stdout and chosen == "parquet":

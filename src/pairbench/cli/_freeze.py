@@ -9,7 +9,6 @@ import typer
 from rich.table import Table
 
 from pairbench.cli._app import app, err, out, user_errors
-from pairbench.freeze import check_run_integrity, verify_experiment, write_lock
 from pairbench.freeze._hashing import LEDGER_NAME
 from pairbench.spec import load_experiment
 
@@ -47,6 +46,7 @@ def freeze(
         pairbench freeze experiment.yaml --new-version 1.0.1
     """
     from pairbench.fixtures._procs import FixtureError
+    from pairbench.freeze import write_lock
 
     try:
         lock_file, hash_list, lock = write_lock(
@@ -87,6 +87,10 @@ def verify(
         pairbench verify experiment.yaml
         pairbench verify runs/mcp-transports-20261129T150000Z-1a2b3c
     """
+    # Imported here: the run checks load numpy and the report stack, which every other
+    # command (a run's start-up above all) would otherwise pay for at import.
+    from pairbench.freeze import check_run_integrity, verify_experiment
+
     partial = None
     if target.is_dir():
         check = check_run_integrity(target)

@@ -10,7 +10,6 @@ import typer
 from rich.table import Table
 
 from pairbench._errors import SpecError
-from pairbench.agents._simulated import expected_discordance
 from pairbench.cli._app import app, out, user_errors
 from pairbench.cli._plan_confirmation import check_options, confirmation
 from pairbench.schedule import build_schedule
@@ -31,6 +30,9 @@ def _simulated_effect(exp: Experiment, a: str, b: str, pairs: int) -> dict[str, 
     spec = exp.arm_agent(a)
     if spec.adapter != "simulated" or exp.arm_agent(b) != spec:
         return None
+    # numpy, which no other command loads until its report: imported when a plan needs it.
+    from pairbench.agents._simulated import expected_discordance
+
     tasks = [(t.id, exp.trials_for(t)) for t in exp.tasks]
     try:
         found = expected_discordance(spec.settings, a, b, tasks)

@@ -20,9 +20,14 @@ from pairbench.schedule import Schedule
 from pairbench.store._lock import hold_writer_locks
 
 
-def finish(outcome: RunOutcome) -> None:
-    """Write the report, print the outcome table, and exit non-zero unless complete."""
-    paths = write_report(outcome.run_dir)
+def finish(outcome: RunOutcome, *, plots: bool = False) -> None:
+    """Write the report, print the outcome table, and exit non-zero unless complete.
+
+    Without ``plots`` the report leaves them out and says how to draw them: drawing costs
+    about a second of CPU (matplotlib), more than a thousand no-op trials, for a run that
+    may never be read; `pairbench report` and `pairbench view` draw them when it is.
+    """
+    paths = write_report(outcome.run_dir, plots=plots)
     print_outcomes(json.loads(paths.summary.read_text(encoding="utf-8"))["arms"])
     out.print(f"Run {outcome.run_id}: {outcome.status}")
     checked = outcome.interference
@@ -30,6 +35,8 @@ def finish(outcome: RunOutcome) -> None:
         found = ", ".join(f"{n} {status}" for status, n in sorted(checked.items()))
         out.print(f"Model server use around each attempt: {found}")
     out.print(f"Report: {paths.markdown}")
+    if not plots:
+        out.print(f"Plots:  pairbench report {outcome.run_dir}")
     if outcome.status == "interrupted":
         err.print(f"Interrupted. Finish it with: pairbench resume {outcome.run_dir}")
         raise typer.Exit(130)

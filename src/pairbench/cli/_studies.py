@@ -182,7 +182,8 @@ def demo(
                 concurrency=workers,
                 progress=sys.stderr.isatty(),
                 model_server=served,
-            )
+            ),
+            plots=True,  # a demo is run to be read
         )
 
 

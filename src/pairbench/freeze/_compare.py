@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pairbench.analysis import mcnemar_exact, paired_counts, wilson
 from pairbench.store._load_run import load_run, read_run_info
 from pairbench.store._records import SCORED_OUTCOMES, TrialResult
 from pairbench.store._run_dir import RunDir
@@ -130,6 +129,8 @@ def compare_runs(run_a: Path, run_b: Path, treatment: str | None = None) -> Comp
     same seeded content. Raises ``RunDirError`` naming a file of either run that cannot be
     read.
     """
+    from pairbench.analysis import mcnemar_exact, paired_counts, wilson  # numpy: on use
+
     info_a = read_run_info(RunDir.open(run_a))
     info_b = read_run_info(RunDir.open(run_b))
     model = info_a.experiment_model or {}

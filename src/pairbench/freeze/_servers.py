@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import anyio
-
 from pairbench._model import Frozen
 from pairbench.spec._load import LoadedExperiment
 from pairbench.spec._models import McpServer
@@ -95,6 +93,8 @@ def identify_servers(
     environ: Mapping[str, str] | None = None,
 ) -> Identified:
     """Connect to every arm's MCP servers once and identify them (see :func:`identify`)."""
+    import anyio  # only an experiment with MCP servers gets here: off every run's start-up
+
     return anyio.run(lambda: identify(loaded, only_pinned=only_pinned, environ=environ))
 
 

@@ -232,7 +232,10 @@ def _check_reports(opened: RunDir, head: str, out: list[Mismatch]) -> None:
 
     reps = summary.get("bootstrap_reps")
     texts = report_texts(
-        opened.path, reps if isinstance(reps, int) and reps > 0 else None, use_cache=False
+        opened.path,
+        reps if isinstance(reps, int) and reps > 0 else None,
+        use_cache=False,
+        plots=summary.get("plots_drawn", True) is not False,  # as `pairbench run` wrote it
     )
     # The study's own files beside the report (results.json, say) are checked like the
     # report's: a hand-edited number there must not verify.

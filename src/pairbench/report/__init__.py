@@ -25,8 +25,27 @@ with its words and numbers), or :class:`Omitted` for a plot with nothing to draw
     paths.html                      # run_dir / "report.html"
 """
 
-from pairbench.report._write import ReportPaths, write_report
-from pairbench.report.summary._schema import SCHEMA_ID
-from pairbench.report.view._doc import Figure, Omitted, Section, Table
+from typing import TYPE_CHECKING
+
+from pairbench._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pairbench.report._write import ReportPaths, write_report
+    from pairbench.report.summary._schema import SCHEMA_ID
+    from pairbench.report.view._doc import Figure, Omitted, Section, Table
+
+# Imported when first used (see _lazy): importing the package builds nothing.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Figure": "pairbench.report.view._doc",
+        "Omitted": "pairbench.report.view._doc",
+        "ReportPaths": "pairbench.report._write",
+        "SCHEMA_ID": "pairbench.report.summary._schema",
+        "Section": "pairbench.report.view._doc",
+        "Table": "pairbench.report.view._doc",
+        "write_report": "pairbench.report._write",
+    },
+)
 
 __all__ = ["SCHEMA_ID", "Figure", "Omitted", "ReportPaths", "Section", "Table", "write_report"]

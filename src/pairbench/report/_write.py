@@ -30,7 +30,7 @@ class ReportPaths(NamedTuple):
 
 
 def write_report(
-    run_dir: Path, *, bootstrap_reps: int | None = None, rescore: bool = False
+    run_dir: Path, *, bootstrap_reps: int | None = None, rescore: bool = False, plots: bool = True
 ) -> ReportPaths:
     """Write ``report.md``, ``report.html`` and ``summary.json`` for a run; return their paths.
 
@@ -45,6 +45,10 @@ def write_report(
     re-score the run with today's code: it is refused (``RescoreRefused``, naming each
     change) unless ``rescore``, which writes ``report-rescored.md``, ``.html`` and
     ``summary-rescored.json`` with a banner naming the changes, the original untouched.
+
+    ``plots=False`` leaves the plots out (drawing them costs about a second): the reports
+    say so and how to draw them, and the summary records it (``plots_drawn``) so ``verify``
+    rebuilds the same bytes. ``pairbench run`` writes its report that way.
 
     **Usage**::
 
@@ -63,7 +67,7 @@ def write_report(
     # the run (a report of a run in flight would name a journal head already gone stale).
     # Re-entrant: `pairbench run` writes its report under the lock it already holds.
     with RunDir.open(run_dir).writer_lock("pairbench report"):
-        texts = report_texts(run_dir, bootstrap_reps)
+        texts = report_texts(run_dir, bootstrap_reps, plots=plots)
         if not changes:
             return write_texts(run_dir, texts)
         write_texts(run_dir, rescored_texts(texts, changes))
@@ -72,12 +76,17 @@ def write_report(
 
 
 def report_texts(
-    run_dir: Path, bootstrap_reps: int | None = None, *, use_cache: bool = True
+    run_dir: Path,
+    bootstrap_reps: int | None = None,
+    *,
+    use_cache: bool = True,
+    plots: bool = True,
 ) -> dict[str, str]:
     """summary.json, report.md and report.html of a run, rendered (nothing written).
 
     The summary records what it was built from: the journal head, the manual review's
-    hash and the bootstrap resamples, so ``verify`` can rebuild the same bytes.
+    hash, the bootstrap resamples and whether the plots were drawn, so ``verify`` can
+    rebuild the same bytes.
     """
     from pairbench.report.summary._build import summarize
     from pairbench.report.summary._paired_success import BOOTSTRAP_REPS
@@ -106,6 +115,7 @@ def report_texts(
         reviews=reviews,
         reviews_sha256=reviews_sha256,
         study=study,
+        plots_drawn=plots,
     )
     return render_texts(summary)
 
@@ -117,14 +127,16 @@ def summary_json(summary: Mapping[str, Any]) -> str:
 
 def render_texts(summary: Mapping[str, Any]) -> dict[str, str]:
     """The three report files' texts: byte-deterministic for one summary (``verify``
-    rebuilds them and compares bytes)."""
+    rebuilds them and compares bytes). The plots are drawn unless the summary records
+    that they were not (``plots_drawn``: false)."""
     from pairbench.report.render._html import render_html
     from pairbench.report.render._markdown import render_markdown
 
+    plots = summary.get("plots_drawn", True) is not False
     texts = {
         "summary.json": summary_json(summary),
-        "report.md": render_markdown(summary),
-        "report.html": render_html(summary),
+        "report.md": render_markdown(summary, plots=plots),
+        "report.html": render_html(summary, plots=plots),
     }
     texts.update(_study_files(summary))
     return texts

@@ -20,6 +20,7 @@ import hashlib
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from stat import S_ISDIR
 from typing import TYPE_CHECKING, NamedTuple
 
 from pairbench._errors import PairbenchError
@@ -65,11 +66,12 @@ class BenchGuard:
                 roots[f"arm {arm}'s frozen worktree: {rel}"] = tree / rel
         return cls(roots)
 
-    def _digest(self, path: Path) -> str | None:
-        try:
-            found = os.stat(path)
-        except OSError:
-            return None
+    def _digest(self, path: Path, found: os.stat_result | None = None) -> str | None:
+        if found is None:
+            try:
+                found = os.stat(path)
+            except OSError:
+                return None
         stat = _Stat(found.st_size, found.st_mtime_ns, found.st_ino)
         cached = self._cache.get(path)
         if cached is not None and cached[0] == stat:
@@ -85,8 +87,14 @@ class BenchGuard:
     def _state(self) -> dict[str, str | None]:
         state: dict[str, str | None] = {}
         for label, root in self._roots.items():
-            if not root.is_dir():
-                state[label] = self._digest(root)
+            # One stat per watched file (it says both "not a folder" and what to compare).
+            try:
+                found = os.stat(root)
+            except OSError:
+                state[label] = None
+                continue
+            if not S_ISDIR(found.st_mode):
+                state[label] = self._digest(root, found)
                 continue
             for folder, dirs, names in os.walk(root):
                 dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -99,6 +107,8 @@ class BenchGuard:
         """The watched files that differ from the start of the run: edited, removed or
         added (in a watched folder), sorted; ``[]`` when none did."""
         now = self._state()
+        if now == self._frozen:
+            return []
         return sorted(
             k for k in self._frozen.keys() | now.keys() if self._frozen.get(k) != now.get(k)
         )

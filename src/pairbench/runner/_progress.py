@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
 
 
 class RunProgress:
@@ -24,6 +19,17 @@ class RunProgress:
         self._progress: Progress | None = None
         self._task = None
         if enabled:
+            # Imported here: a run without a terminal (pipes, CI, the bench) never draws one.
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
             self._progress = Progress(
                 TextColumn("[bold]trials"),
                 BarColumn(),

@@ -150,11 +150,12 @@ def build_schedule(
     if campaign_order is not None:
         raise ValueError(f"{experiment.id} has no campaign blocks: a campaign order cannot apply")
     arms = list(experiment.arms)
-    rng = _order_rng(experiment.id, run_seed)
+    # Drawn from only for a randomized order: an alternating one needs no numpy at start-up.
+    rng = _order_rng(experiment.id, run_seed) if experiment.order != "alternate" else None
     pairs: list[Pair] = []
     for task, trial in _pair_keys(experiment, case_set):
         index = len(pairs)
-        if experiment.order == "alternate":
+        if rng is None:
             shift = index % len(arms)
             order = arms[shift:] + arms[:shift]
         else:

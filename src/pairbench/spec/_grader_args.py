@@ -116,8 +116,7 @@ def _explain(
         if path in out or (kind == "missing" and len(loc) == 1 and loc[0] in meant):
             continue  # one problem per argument (a union reports each of its branches)
         key = str(path[0]) if path else ""
-        field = model.model_fields.get(key)
-        about = f" ({key}: {_plain(field.description)})" if field and field.description else ""
+        about = f" ({key}: {_plain(doc)})" if (doc := field_doc(model, key)) else ""
         got = err.get("input")
         got_text = f" (got {got!r})" if isinstance(got, int | float | str) and path else ""
         if kind == "extra_forbidden" and len(path) == 1:
@@ -138,6 +137,16 @@ def _explain(
             fix = _TYPE_FIX.get(kind.split("_")[0], "correct the value") + about
         out[path] = (path, message, fix)
     return list(out.values())
+
+
+def field_doc(model: type[BaseModel], key: str) -> str | None:
+    """The field's description, else its docstring in the source (read only for a problem)."""
+    from pairbench._schema_doc import _attribute_docs
+
+    field = model.model_fields.get(key)
+    if field is None:
+        return None
+    return field.description or _attribute_docs(model).get(key)
 
 
 def _plain(description: str) -> str:

@@ -10,6 +10,8 @@ the last line that records it, and names a file in those places that no line rec
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,8 +29,15 @@ def hash_tree(run_dir: Path, folder: Path) -> dict[str, str]:
     """Every regular file under ``folder`` (a file: itself), by its path relative to
     ``run_dir``, with its SHA-256; ``{}`` when there is none. Half-written ``*.partial``
     files are left out (the atomic writer renames them); symlinks are never followed."""
-    if folder.is_file() and not folder.is_symlink():
+    try:
+        # One lstat answers the common case (an attempt that left no folder) at once.
+        mode = os.lstat(folder).st_mode
+    except OSError:
+        return {}
+    if stat.S_ISREG(mode):
         return {folder.relative_to(run_dir).as_posix(): sha256_file(folder)}
+    if not stat.S_ISDIR(mode):  # a symlink or a device: never followed, nothing stored
+        return {}
     return {
         entry.path.relative_to(run_dir).as_posix(): sha256_file(entry.path)
         for entry in walk_tree(folder)
@@ -40,13 +49,12 @@ def attempt_files(run_dir: RunDir, key: TrialKey, attempt: int) -> dict[str, str
     """What graders read beside an attempt's record, hashed as the attempt left it: its
     fixture folder (a fixture's store and audit log), the trial's ``shared/`` folder, and
     its workspace's manifest when the workspace was over its cap (``store._workspace``)."""
-    fixture = run_dir.fixtures_root / run_dir.fixture_rel(key, attempt)
-    manifest = run_dir.workspace_manifest(key, attempt)
-    return (
-        hash_tree(run_dir.path, fixture)
-        | hash_tree(run_dir.path, run_dir.trial_shared(key))
-        | hash_tree(run_dir.path, manifest)
-    )
+    fixture = f"{run_dir.path}/fixtures/{run_dir.fixture_rel(key, attempt)}"
+    shared = f"{run_dir.path}/shared/{key.task}/{key.trial}"  # RunDir.trial_shared
+    manifest = str(run_dir.workspace_manifest(key, attempt))
+    # Most attempts leave none of them: a stat each says so, no Path made.
+    found = [Path(p) for p in (fixture, shared, manifest) if os.path.lexists(p)]
+    return {k: v for folder in found for k, v in hash_tree(run_dir.path, folder).items()}
 
 
 def stored_paths(run_dir: Path, places: Iterable[str]) -> list[str]:

@@ -31,13 +31,16 @@ ENV.tests["figure"] = lambda block: isinstance(block, Figure)
 ENV.filters["plot_svg"] = lambda figure: Markup(figure.svg)
 
 
-def render_html(summary: Mapping[str, Any]) -> str:
+def render_html(summary: Mapping[str, Any], *, plots: bool = True) -> str:
     """The report as one HTML page with inline CSS and no external assets.
 
     Example::
 
         page = render_html(build_summary(run, results, infra))
         assert "<style>" in page and "http" not in page.split("<body>")[0].lower()
+
+    ``plots`` false: a sentence saying how to draw them stands where they would be (the
+    view always draws them).
     """
-    view = build_view(summary, build_figures(summary))
+    view = build_view(summary, build_figures(summary) if plots else None)
     return ENV.get_template(TEMPLATE).render(view=view, no_runs=NO_RUNS, simulated=SIMULATED)

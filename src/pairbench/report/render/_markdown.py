@@ -36,15 +36,17 @@ def _table(t: Table) -> list[str]:
     return lines
 
 
-def render_markdown(summary: Mapping[str, Any]) -> str:
+def render_markdown(summary: Mapping[str, Any], *, plots: bool = True) -> str:
     """The report as GitHub-flavoured markdown.
 
     Example::
 
         text = render_markdown(build_summary(run, results, infra))
         assert text.startswith("# pairbench report")
+
+    ``plots`` false: a sentence saying how to draw them stands where they would be.
     """
-    view = build_view(summary, build_figures(summary))
+    view = build_view(summary, build_figures(summary) if plots else None)
     lines = [f"# {_text(view.title)}", ""]
     if view.simulated:
         lines += [f"**{SIMULATED}**", ""]

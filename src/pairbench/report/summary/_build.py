@@ -175,6 +175,7 @@ def summarize(
     table: TrialTable,
     *,
     bootstrap_reps: int = BOOTSTRAP_REPS,
+    plots_drawn: bool = True,
     journal_head: str | None = None,
     reviews: Sequence[Mapping[str, Any]] = (),
     reviews_sha256: str | None = None,
@@ -187,7 +188,8 @@ def summarize(
     ``bootstrap_reps`` sets the resamples of each task-clustered interval; it, the
     ``journal_head`` the table was read at and the manual ``reviews`` file's hash are
     recorded, so ``verify`` can rebuild the same bytes. ``study`` is the named study's
-    slot (``_study_part.study_part``), else null.
+    slot (``_study_part.study_part``), else null. ``plots_drawn`` false records that the
+    reports leave the plots out (``pairbench run``'s report), so ``verify`` does the same.
     """
     if not isinstance(run, RunRecord):
         run = RunRecord.model_validate(run)
@@ -225,6 +227,7 @@ def summarize(
             "manual_review_sha256": reviews_sha256,
         },
         "bootstrap_reps": bootstrap_reps,
+        "plots_drawn": plots_drawn,
         "empty": ran == 0 and not len(frame.kept),
         "trials": ran,
         "not_run": len(frame.final) - ran,

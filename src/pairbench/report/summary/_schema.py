@@ -322,6 +322,11 @@ class Summary(Record):
     bootstrap_reps: int
     """Resamples of each task-clustered bootstrap interval (`pairbench report
     --bootstrap-reps`); `pairbench verify` rebuilds the reports with it."""
+    plots_drawn: bool
+    """Whether report.html holds the plots. `pairbench run` and `resume` leave them out
+    (drawing them costs about a second of the run's CPU) and the reports say how to draw
+    them: `pairbench report` draws them, `pairbench view` always shows them; `pairbench
+    verify` rebuilds the reports the same way."""
     empty: bool
     """Nothing ran and no attempt was kept (the reports say "No runs recorded.")."""
     trials: int

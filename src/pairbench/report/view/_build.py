@@ -20,6 +20,13 @@ from pairbench.studies import StudyReport, load_study
 
 NO_RUNS = "No runs recorded."
 SIMULATED = "SIMULATED run: the agent was simulated; these numbers test the harness, not a model."
+PLOTS_NOT_DRAWN = (
+    "not drawn in this report: `pairbench run` and `pairbench resume` leave them out, so the "
+    "run's time goes to its trials (their numbers are in the tables below). Draw them into "
+    "report.html with `pairbench report` on this run's folder ({run_id}); `pairbench view` "
+    "always shows them"
+)
+"""The meta line of a report written without its plots."""
 OUTCOME_HEADERS = (
     "passed",
     "failed",
@@ -261,9 +268,10 @@ def _with_figures(
     return out
 
 
-def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted]) -> View:
+def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted] | None) -> View:
     """The document both renderers draw from a summary, with the plots the render stage
-    drew from it (``render._plots.build_figures``), each placed beside its table."""
+    drew from it (``render._plots.build_figures``), each placed beside its table; ``None``
+    when they were not drawn (a meta line says how to draw them)."""
     run, exp = s["run"], s["run"]["experiment"]
     meta = [
         ("Experiment", f"{exp.get('id')} version {exp.get('version')}"),
@@ -298,6 +306,10 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted]) ->
         title += " (IMPORTED: RUN BY ANOTHER HARNESS)"
     if s["empty"]:
         return View(title, meta, run["simulated"], True, [imported] if imported else [])
+    if figures is None:
+        if exp.get("plots") != []:  # an experiment that declares no plot has none to draw
+            meta.append(("Plots", PLOTS_NOT_DRAWN.format(run_id=run["run_id"])))
+        figures = {}
     sections_ = all_sections(s)
     chosen = _chosen(s, sections_)
     built: dict[str, Section] = {}

@@ -141,4 +141,5 @@ def campaign_demo(study: Study, runs_dir: Path, run_seed: int | None, local: boo
         write_plan(plan, proposal.plan)
         approve_plan(experiment, plan, APPROVER)
         out.print(f"Confirmation plan {plan}: {CONFIRMATION_PAIRS} pairs, approved as a demo")
-        finish(start_run(experiment, runs_dir, plan=plan, progress=progress, model_server=served))
+        run = start_run(experiment, runs_dir, plan=plan, progress=progress, model_server=served)
+        finish(run, plots=True)  # a demo is run to be read
