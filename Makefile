@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(PY)
 	touch $@
 
 $(VENV)/.dev-installed: pyproject.toml $(CONSTRAINTS) | $(PY)
-	$(PIP) install --quiet -c $(CONSTRAINTS) -e '.[dev]'
+	$(PIP) install --quiet -c $(CONSTRAINTS) -e '.[dev,inspect]'
 	touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed

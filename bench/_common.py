@@ -50,6 +50,10 @@ def run_child(
     first agent/solver start.
     """
     full_env = dict(os.environ if env is None else env)
+    # Both tools as users run them, with bytecode caches: a sandbox's PYTHONDONTWRITEBYTECODE
+    # would make pairbench's editable src/ compile on every start (~0.15 s) while Inspect's
+    # site-packages keep the .pyc files pip wrote.
+    full_env.pop("PYTHONDONTWRITEBYTECODE", None)
     if stamps is not None:
         stamps.unlink(missing_ok=True)
         full_env["PAIRBENCH_BENCH_STAMPS"] = str(stamps)
