@@ -4,12 +4,17 @@ normalized event and verdict types, executable lookup, attachments, and the outp
 **Usage**::
 
     exe = resolve_executable("codex", "codex", env)
-    run = await run_stamped(argv, env=env, cwd=workdir, transcript=tr, on_line=feed)
+    run = await run_stamped(argv, env=env, cwd=workdir, transcript=tr, on_line=feed,
+                            limits=limits)
     run.code, run.stderr_tail, run.aborted   # aborted: why ``on_line`` stopped the child
 
 ``on_line`` may return a :class:`Stop` to end the child at once (its whole process group is
 killed): the adapters do so when the CLI's own events say it cannot reach its model or its
 MCP servers, instead of waiting for the trial timeout.
+
+``limits`` (the attempt's ``budget.limits``) are enforced as for a ``command`` agent: memory,
+processes and file size by the kernel (``pairbench._confine``), output per stream counted as
+it is read; a limit reached raises ``LimitReached``, the attempt's outcome.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from pairbench._confine import Confinement, LimitReached
 from pairbench._process import spawn, stop_process
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
+from pairbench.spec._limits import Limits, format_size
 from pairbench.store._records import Metric, Seeding
 from pairbench.store._transcript import Transcript
 
@@ -157,12 +164,30 @@ async def run_stamped(
     cwd: Path,
     transcript: Transcript,
     on_line: Callable[[float, str], Stop | None],
+    limits: Limits | None = None,
 ) -> CliRun:
     """Run ``argv`` (stdin ``/dev/null``, own process group); feed stamped stdout lines.
 
     Cancelled (timeout, Ctrl-C), or stopped by ``on_line``: the whole group is killed
-    before this returns or the cancellation propagates.
+    before this returns or the cancellation propagates. A limit reached (``limits``)
+    raises ``LimitReached`` once the group is gone.
     """
+    limits = limits if limits is not None else Limits()
+    confinement = await asyncio.to_thread(Confinement.open, limits)
+    try:
+        return await _run_confined(argv, env, cwd, transcript, on_line, confinement)
+    finally:
+        await asyncio.to_thread(confinement.close)
+
+
+async def _run_confined(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    transcript: Transcript,
+    on_line: Callable[[float, str], Stop | None],
+    confinement: Confinement,
+) -> CliRun:
     proc = await spawn(
         *argv,
         stdin=asyncio.subprocess.DEVNULL,
@@ -171,14 +196,26 @@ async def run_stamped(
         env=env,
         cwd=cwd,
         limit=LINE_LIMIT,
+        preexec=confinement.preexec,
     )
+    per_stream = confinement.limits.output_per_stream
     tail: list[str] = []
     stopped: list[Stop] = []
+    overflowed: list[str] = []
+
+    def counted(name: str, size: int, total: list[int]) -> bool:
+        total[0] += size
+        if total[0] > per_stream and not overflowed:
+            overflowed.append(name)
+        return bool(overflowed)
 
     async def read_stdout() -> None:
         assert proc.stdout is not None
+        total = [0]
         async for raw in proc.stdout:
             t = transcript.now()  # stamped as it arrives, before anything else
+            if counted("stdout", len(raw), total):
+                return
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
             transcript.emit("raw", t=t, line=line)
             stop = on_line(t, line)
@@ -189,7 +226,10 @@ async def run_stamped(
 
     async def read_stderr() -> None:
         assert proc.stderr is not None
+        total = [0]
         async for raw in proc.stderr:
+            if counted("stderr", len(raw), total):
+                return
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
             transcript.emit("stderr", line=line)
             tail[:] = [*tail[-19:], line]
@@ -198,13 +238,22 @@ async def run_stamped(
     stderr_task = asyncio.ensure_future(read_stderr())
     try:
         await read_stdout()
-        if not stopped:
+        if not stopped and not overflowed:
             await stderr_task
-            code = await proc.wait()
+            code = await proc.wait() if not overflowed else None
     finally:
         await stop_process(proc)  # also takes grandchildren left in the group
+        if confinement.group is not None:
+            confinement.group.kill()  # and what left the process group
         if not stderr_task.done():
             stderr_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await stderr_task
+    if overflowed:
+        raise LimitReached(
+            "output_limit", f"{overflowed[0]} passed the {format_size(per_stream)} output limit"
+        )
+    reached = await asyncio.to_thread(confinement.verdict, code, tail, [cwd])
+    if reached is not None:
+        raise reached
     return CliRun(code, tail, stopped[0] if stopped else None)

@@ -30,7 +30,9 @@ def _options(raw: list[str], mapping: Path | None) -> dict[str, str]:
 @app.command("import")
 @user_errors
 def import_(
-    fmt: str = typer.Argument(..., help="The importer: inspect, lm-eval, promptfoo, table (or a plugin's name)."),
+    fmt: str = typer.Argument(
+        ..., help="The importer: inspect, lm-eval, promptfoo, table (or a plugin's name)."
+    ),
     files: list[Path] = typer.Argument(..., help="The harness's output files."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where the run folder goes."),
     option: list[str] = typer.Option(

@@ -196,8 +196,9 @@ class ClaudeCodeAgent:
             return parser.stop
 
         run = await run_stamped(
-            argv, env=env, cwd=ctx.workdir, transcript=ctx.transcript, on_line=on_line
-        )
+            argv, env=env, cwd=ctx.workdir, transcript=ctx.transcript, on_line=on_line,
+            limits=ctx.limits,
+        )  # fmt: skip
         emit_all(ctx.transcript, parser.finish(ctx.transcript.now()))
         return self.output(ctx, parser, run, env.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL)
 

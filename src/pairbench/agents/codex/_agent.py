@@ -186,8 +186,9 @@ class CodexAgent:
             return parser.stop
 
         run = await run_stamped(
-            argv, env=env, cwd=ctx.workdir, transcript=ctx.transcript, on_line=on_line
-        )
+            argv, env=env, cwd=ctx.workdir, transcript=ctx.transcript, on_line=on_line,
+            limits=ctx.limits,
+        )  # fmt: skip
         emit_all(ctx.transcript, parser.finish(ctx.transcript.now()))
         return self.output(ctx, parser, run)
 
