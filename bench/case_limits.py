@@ -4,7 +4,8 @@ Runs ``pairbench run`` in a child process on a scratch experiment (two arms, two
 each, so four attempts in flight) at the default limits, and records the runner's peak RSS
 (``wait4``), each attempt's outcome and reason, and the run folder's size. Prints one JSON
 object; ``--write`` also stores it as ``bench/results/limits.json``. Acceptance (issue 38):
-peak RSS under 300 MB, outcomes ``output_limit`` and ``disk_limit``, the run complete.
+peak RSS under 300 MB, outcomes ``output_limit`` and ``disk_limit``, the run complete, and
+the viewer's trial page (``pairbench view``, started cold) answering in under 2 s.
 
     .venv/bin/python bench/case_limits.py --write              # full: 1 GiB each
     .venv/bin/python bench/case_limits.py --mib 8 \
@@ -19,6 +20,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -82,9 +84,12 @@ def measure(mib: int, limits: str, work: Path) -> dict[str, Any]:
     for path in sorted((run_dir / "results").rglob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         outcomes.append(
-            {"arm": data["arm"], "trial": data["trial"], "outcome": data["outcome"],
-             "reason": data["reason"], "result_bytes": path.stat().st_size}
+            {"arm": data["arm"], "trial": data["trial"], "attempt": data["attempt"],
+             "outcome": data["outcome"], "reason": data["reason"],
+             "result_bytes": path.stat().st_size}
         )  # fmt: skip
+    firsts = {o["arm"]: o["attempt"] for o in outcomes if o["trial"] == 0}
+    viewer = _viewer_pages(runs, run_dir.name, firsts)
     return {
         "size_mib": mib,
         "limits": limits or "defaults",
@@ -96,7 +101,32 @@ def measure(mib: int, limits: str, work: Path) -> dict[str, Any]:
         "run_completed": child["returncode"] == 0,  # run_child raises on any other
         "report_written": (run_dir / "report.md").exists(),
         "run_folder_bytes": _size(run_dir),
+        "viewer_trial_page_s": viewer,
     }
+
+
+def _viewer_pages(runs: Path, run: str, arms: dict[str, int]) -> dict[str, float]:
+    """Seconds for the real ``pairbench view`` to answer each arm's first trial page and its
+    transcript (the server started cold, as a user opens it after the run)."""
+    import httpx
+    from case_viewer import start_view
+
+    proc, url = start_view(runs)
+    try:
+        timings: dict[str, float] = {}
+        with httpx.Client(base_url=url, timeout=60) as client:
+            for arm, attempt in arms.items():
+                trial = f"/runs/{run}/trials/{arm}/t/0"
+                more = f"{trial}/transcript?kind=final&attempt={attempt}&offset=0"
+                for name, path in ((arm, trial), (f"{arm} transcript", more)):
+                    started = time.perf_counter()
+                    answer = client.get(path)
+                    answer.raise_for_status()
+                    timings[name] = round(time.perf_counter() - started, 3)
+        return timings
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 def main() -> None:
