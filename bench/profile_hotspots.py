@@ -129,6 +129,9 @@ def one(case: str, toy: bool = False) -> dict[str, Any]:
     if case == "3":
         c = 10 if toy else 200
         return _profile(_pairbench_cli(WORK / "case3" / f"pb{c}"), f"3_sleep_c{c}")
+    if case == "9":
+        c = 20 if toy else 1000
+        return _profile(_pairbench_cli(WORK / "case9" / f"pb{c}"), f"9_sleep_c{c}")
     if case == "5":
         sys.argv = ["case_analysis.py"]
         sys.path.insert(0, str(BENCH))
