@@ -164,14 +164,12 @@ def _set(which: int, value: int) -> None:
 
 def _file_at(size: int, folders: Iterable[Path]) -> str | None:
     """The first regular file under ``folders`` whose size reached ``size`` (a write was cut
-    there), without following links; None if there is none."""
+    there), without following links; None if there is none. ``walk_tree``, not ``os.walk``:
+    an agent's 1,000 nested folders must not raise ``RecursionError`` here."""
+    from pairbench.store._walk import walk_tree
+
     for folder in folders:
-        for root, _, files in os.walk(folder):
-            for name in files:
-                try:
-                    st = os.lstat(os.path.join(root, name))
-                except OSError:
-                    continue
-                if st.st_size >= size:
-                    return os.path.relpath(os.path.join(root, name), folder)
+        for entry in walk_tree(folder):
+            if entry.kind == "file" and entry.size >= size:
+                return entry.rel
     return None

@@ -76,7 +76,15 @@ def assert_same_numbers(demo: str, run_dir: Path) -> None:
     seed = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["run_seed"]
     assert seed == recorded["run_seed"], "run the demo with the recorded seed"
     found = json.loads(json.dumps(numbers(summary)))
-    assert found["arms"] and found == recorded["numbers"]
+    assert found["arms"] and _counted(found) == _counted(recorded["numbers"])
+
+
+def _counted(numbers: dict[str, Any]) -> dict[str, Any]:
+    """``numbers`` with each arm's outcome kinds that no attempt had left out: an outcome kind
+    added since the recording (issue 38's limits) is counted as 0 and changes no number."""
+    arms = [[arm, {k: v for k, v in outcomes.items() if v}, *rest]
+            for arm, outcomes, *rest in numbers["arms"]]  # fmt: skip
+    return numbers | {"arms": arms}
 
 
 def _summaries(root: Path) -> dict[str, list[dict[str, Any]]]:

@@ -295,10 +295,10 @@ class Attention(Record):
     """Infra failures, final or kept."""
     interrupted_attempts: int
     """Interrupted attempts, final or kept."""
-    workspaces_not_kept: int = 0
+    workspaces_not_kept: int
     """Attempts whose workspace was over ``budget.workspace_kept``: part of its bytes
     replaced by a manifest of names, sizes and SHA-256."""
-    workspace_files_not_kept: int = 0
+    workspace_files_not_kept: int
     """The files those attempts' workspaces did not keep."""
     not_run: list[AttentionEntry]
     """Planned trials that did not run."""
