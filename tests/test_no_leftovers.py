@@ -50,7 +50,7 @@ sys.stdin.read()
 quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30"], **quiet)  # outlive their parent
 subprocess.Popen(["setsid", "sleep", "30"], **quiet)  # and leave its process group
-time.sleep(0.5)
+time.sleep(1.0)  # long enough for a kill to land while the grandchildren live
 print("forty-two")
 """
 
@@ -278,9 +278,10 @@ class Chain:
         self,
         before_kill: Callable[[psutil.Process], None] | None = None,
         ready: Callable[[list[int]], bool] = bool,
+        wait_s: float | None = None,
     ) -> None:
         """Start the next invocation; SIGKILL it at a random moment once it has children
-        (once ``ready`` holds for the run's carriers)."""
+        (once ``ready`` holds for the run's carriers), or ``wait_s`` after that."""
         runner = self._start()
         watchdog = _watchdog(runner)
         if watchdog is None:  # it ended before it could be killed: it must have succeeded
@@ -295,7 +296,7 @@ class Chain:
         while not ready(token_carriers(token)) and runner.poll() is None:
             assert time.monotonic() < deadline, "the runner started no child in 30 s"
             time.sleep(0.1)
-        time.sleep(float(self.rng.uniform(0.0, 1.5)))
+        time.sleep(float(self.rng.uniform(0.0, 1.5)) if wait_s is None else wait_s)
         if before_kill is not None:
             before_kill(watchdog)
         runner.kill()
@@ -366,7 +367,11 @@ def test_twenty_random_kills_leave_no_process_and_lose_no_trial(chains: list[Cha
 def test_the_check_sees_what_a_dead_watchdog_leaves(chains: list[Chain]) -> None:
     """Without the watchdog a grandchild survives the kill, and the count above sees it."""
     chain = chains[2]  # the forking agent
-    chain.kill_once(before_kill=lambda watchdog: watchdog.kill(), ready=_has_session_leader)
+    # At once: the agent ends 1 s after its fork, and the attempt's own clean-up (which
+    # needs no watchdog) then kills the grandchild; a random wait let that win on a loaded CI.
+    chain.kill_once(
+        before_kill=lambda watchdog: watchdog.kill(), ready=_has_session_leader, wait_s=0.0
+    )
     chain.wait_for_checks()
     ((_, pids),) = chain.left
     assert pids, "with no watchdog the setsid grandchild should have survived"

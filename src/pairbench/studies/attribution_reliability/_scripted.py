@@ -110,9 +110,10 @@ async def _name(page: Page, step: ScriptStep, timeout_ms: float) -> str:
     if not step.on.startswith("css="):
         return describe_target(step)
     try:
-        return str(
-            await page.locator(step.on[4:]).first.evaluate(_NAME_JS, timeout=min(timeout_ms, 1000))
-        )
+        # The step's whole timeout, as the hand gets: a shorter wait named the same element
+        # differently on a loaded machine (``#em`` instead of ``textbox "Email"``), so the
+        # recording depended on the machine's load.
+        return str(await page.locator(step.on[4:]).first.evaluate(_NAME_JS, timeout=timeout_ms))
     except Exception:  # nothing there to name: the hand will miss it too
         return describe_target(step)
 
