@@ -14,6 +14,7 @@ them to the transcript, and stops the attempt when a stream passes its limit.
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
 import signal
@@ -29,6 +30,9 @@ LimitKind = Literal["output_limit", "memory_limit", "disk_limit", "process_limit
 
 _MEMORY_WORDS = ("MemoryError", "Cannot allocate memory", "bad_alloc", "out of memory")
 _FORK_WORDS = ("Resource temporarily unavailable", "can't start new thread", "fork failed")
+_FILE_WORDS = (os.strerror(errno.EFBIG),)
+"""What a refused write leaves on stderr when the writer ignores SIGXFSZ, as Python does:
+a sparse write far past the limit is refused whole, so no file at the limit shows it."""
 
 
 class Mechanisms(NamedTuple):
@@ -143,6 +147,12 @@ class Confinement:
             return LimitReached(
                 "memory_limit",
                 f"reached the {memory} memory limit (RLIMIT_DATA)",
+            )
+        if any(w in tail for w in _FILE_WORDS):
+            return LimitReached(
+                "disk_limit",
+                f"reached the {format_size(limits.file_size)} file size limit (a write past it "
+                "was refused)",
             )
         if not self.in_group("pids") and any(w in tail for w in _FORK_WORDS):
             return LimitReached(

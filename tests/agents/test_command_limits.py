@@ -29,6 +29,10 @@ BINARY = (
 )
 LONG_ANSWER = "import sys\nfor i in range(30000): print(f'line {i} \\x01\\x02 ' + 'y' * 80)"
 BIG_FILE = "head -c 2097152 /dev/zero > big; echo still here"
+# 2 GiB, as a user's agent would write it: a MiB at a time, and sparse (one byte at 2 GiB,
+# which costs no disk and so shows the limit is on the file's size, not the disk's use).
+TWO_GIB = "b = b'x' * (1 << 20)\nwith open('big', 'wb') as f:\n    for _ in range(2048): f.write(b)"
+TWO_GIB_SPARSE = "with open('big', 'wb') as f:\n    f.seek(2 << 30)\n    f.write(b'x')"
 SLEEPERS = "for i in $(seq 2000); do sleep 30 & done; wait"
 HOG = "b = []\nwhile True: b.append(b'x' * (16 << 20))"
 
@@ -54,6 +58,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "binary": _py(BINARY),
         "long_answer": _py(LONG_ANSWER, "{final_answer: 64 KiB}"),
         "big_file": _sh(BIG_FILE, "{file_size: 1 MiB}"),
+        "file_2gib": _py(TWO_GIB, "{file_size: 8 MiB}"),
+        "sparse_2gib": _py(TWO_GIB_SPARSE),
         "sleepers": _sh(SLEEPERS),
         "hog": _py(HOG, "{memory: 64 MiB}"),
     }
@@ -134,6 +140,15 @@ def test_a_file_past_the_size_limit_is_a_disk_limit(run: dict[str, Any]) -> None
     assert "1 MiB file size limit" in result.reason
 
 
+def test_a_two_gib_file_stops_at_the_file_size_limit_and_is_not_kept(run: dict[str, Any]) -> None:
+    for arm, limit in (("file_2gib", "8 MiB"), ("sparse_2gib", "512 MiB")):
+        result = run["results"][arm]
+        assert result.outcome == "disk_limit", (arm, result.reason)
+        assert f"{limit} file size limit" in result.reason
+        kept = sum(p.stat().st_size for p in _files(run, arm, "*") if p.is_file() and arm in str(p))
+        assert kept < 16 << 20, (arm, kept)
+
+
 def test_two_thousand_sleeping_processes_reach_the_process_limit(run: dict[str, Any]) -> None:
     if "pids" not in available():
         pytest.skip("no writable pids cgroup here: RLIMIT_NPROC, which root ignores")
@@ -155,3 +170,59 @@ def test_check_prints_the_limits_in_force_per_arm(run: dict[str, Any]) -> None:
     assert "spew_small: output per stream 1 MiB" in shown.output
     assert "hog: output per stream 16 MiB, final answer stored 1 MiB, memory 64 MiB" in shown.output
     assert "enforced by:" in shown.output and "file size RLIMIT_FSIZE" in shown.output
+    assert "workspace kept in the run folder: 256 MiB" in shown.output
+
+
+LIMITED = {
+    "spew_small": "output_limit",
+    "big_file": "disk_limit",
+    "file_2gib": "disk_limit",
+    "hog": "memory_limit",
+}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_every_export_carries_each_limit_outcome(
+    run: dict[str, Any], fmt: str, tmp_path: Path
+) -> None:
+    out = tmp_path / f"trials.{fmt}"
+    done = CliRunner().invoke(
+        app, ["export", str(run["outcome"].run_dir), "--format", fmt, "--out", str(out)]
+    )
+    assert done.exit_code == 0, done.output
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        rows = pq.read_table(out).to_pylist()
+    elif fmt == "jsonl":
+        rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    else:
+        import csv
+
+        with out.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    outcomes = {row["arm"]: row["outcome"] for row in rows}
+    for arm, kind in LIMITED.items():
+        assert outcomes[arm] == kind, (fmt, arm, outcomes[arm])
+
+
+def test_the_viewer_counts_and_shows_each_limit_outcome(run: dict[str, Any]) -> None:
+    from starlette.testclient import TestClient
+
+    from pairbench.view import create_app
+
+    run_dir = Path(run["outcome"].run_dir)
+    client = TestClient(create_app(run_dir.parent, port=8765), base_url="http://127.0.0.1:8765")
+    report = client.get(f"/runs/{run_dir.name}/report")
+    assert report.status_code == 200
+    for kind in set(LIMITED.values()):
+        assert kind in report.text, kind
+    for arm, kind in LIMITED.items():
+        listing = client.get(
+            f"/runs/{run_dir.name}/trials.json", params={"arm": arm, "outcome": kind}
+        ).json()
+        (line,) = listing["trials"]
+        assert (line["arm"], line["outcome"]) == (arm, kind)
+        page = client.get(line["url"])
+        assert page.status_code == 200 and kind in page.text
+        assert run["results"][arm].reason.split(" (")[0] in page.text

@@ -33,3 +33,14 @@ def test_a_bad_limit_names_its_field(field: str, value: object, words: str) -> N
     with pytest.raises(ValidationError) as caught:
         Limits.model_validate({field: value})
     assert field in str(caught.value) and words in str(caught.value)
+
+
+def test_workspace_kept_takes_a_unit_and_stays_out_of_the_hash_at_its_default() -> None:
+    from pairbench.spec._policies import WORKSPACE_KEPT, Budget
+
+    assert Budget.model_validate({"workspace_kept": "64 MiB"}).workspace_kept == 64 << 20
+    assert Budget.model_validate({"workspace_kept": 1024}).workspace_kept == 1024
+    assert "workspace_kept" not in Budget(workspace_kept=WORKSPACE_KEPT).model_dump()
+    with pytest.raises(ValidationError) as caught:
+        Budget.model_validate({"workspace_kept": "lots"})
+    assert "workspace_kept" in str(caught.value) and "is not a size" in str(caught.value)

@@ -33,6 +33,7 @@ def check(file: Path = typer.Argument(..., help="The experiment.yaml to validate
 def _limit_lines(file: Path) -> list[str]:
     """The per-attempt limits in force in each arm, and what enforces each on this machine."""
     from pairbench._confine import mechanisms
+    from pairbench.spec._limits import format_size
     from pairbench.spec._load import load_experiment
 
     exp = load_experiment(file).experiment
@@ -42,6 +43,11 @@ def _limit_lines(file: Path) -> list[str]:
         lines.append(f"  every arm: {', '.join(next(iter(by_arm.values())).lines())}")
     else:
         lines += [f"  {arm}: {', '.join(limits.lines())}" for arm, limits in by_arm.items()]
+    kept = format_size(exp.budget.workspace_kept)
+    lines.append(
+        f"  workspace kept in the run folder: {kept} (beyond it, a manifest of names, sizes and "
+        "SHA-256 replaces the bytes)"
+    )
     how = mechanisms()
     lines.append(
         f"  enforced by: output {how.output}; memory {how.memory}; processes "

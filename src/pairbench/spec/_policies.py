@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from pairbench._model import Frozen
-from pairbench.spec._limits import Limits
+from pairbench.spec._limits import Limits, Size
 
 MAX_TIMEOUT_S = 86_400.0
 """The longest trial timeout: a day. Longer is a unit slip (milliseconds for seconds)."""
@@ -61,10 +61,11 @@ class Budget(Frozen):
     limits: Limits = Field(default_factory=Limits, exclude_if=lambda v: v == Limits())
     """What each attempt may use (output, stored answer, memory, processes, file size); an
     arm's ``limits:`` overrides some of them. Left out of the hash at the defaults."""
-    workspace_kept: int = Field(
+    workspace_kept: Size = Field(
         default=WORKSPACE_KEPT, ge=0, exclude_if=lambda v: v == WORKSPACE_KEPT
     )
-    """Bytes of an attempt's workspace kept in the run folder (default 256 MiB). Over it,
+    """Bytes of an attempt's workspace kept in the run folder (default 256 MiB; a unit may
+    follow the number, as in the limits). Over it,
     graders still read every file; then the smallest files are kept while they fit and a
     manifest of every file's name, size and SHA-256 replaces the rest. Left out of the
     hash at its default."""

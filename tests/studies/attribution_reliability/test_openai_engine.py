@@ -397,3 +397,46 @@ def test_the_doubles_report_blames_only_error_text_and_its_agent_clicks_only_goa
     messages[-1] = {"role": "tool", "tool_call_id": "b", "content": _ERROR_SNAPSHOT}
     _, [call] = decide({"messages": messages, "tools": tools})
     assert call["function"] == {"name": "click", "arguments": '{"ref": "e2"}'}
+
+
+# -- the published JSON Schemas ---------------------------------------------------------------
+def _schema_errors(kind: str, instance: Any) -> list[str]:
+    import jsonschema
+
+    from pairbench.studies.attribution_reliability.engines._schema_files import published
+
+    validator = jsonschema.Draft202012Validator(published(kind))
+    return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(instance)]
+
+
+@pytest.mark.browser
+def test_the_scan_request_and_report_validate_against_the_published_schemas(
+    browser_ready: None, double: ChatDouble
+) -> None:
+    # What this built-in engine was sent and answered, read by jsonschema (not the models).
+    with serve_site(_builder(True), seed=11) as site:
+        request = EngineRequest(
+            mode="scan", start_url=site.start_url, model_seed=4242,
+            personas=[Persona(user="u1", goal=GOAL)],
+        )  # fmt: skip
+        report = _engine(double).scan(request)
+    assert report.status == "completed" and report.findings and report.observations
+    assert _schema_errors("request", request.wire()) == []
+    assert _schema_errors("report", report.wire()) == []
+
+
+def test_the_judge_and_failure_reports_validate_against_the_published_schemas(
+    double: ChatDouble,
+) -> None:
+    request = _judge_request(_ERROR_SNAPSHOT, "The invoice was sent.")
+    judged = _engine(double).judge(request)
+    assert judged.status == "completed" and judged.findings
+    with start_chat_double({"fail_auth": True}) as refusing:
+        failed = _engine(refusing).judge(request)
+    assert failed.status == "failed" and failed.errors
+    assert _schema_errors("request", request.wire()) == []
+    for report in (judged, failed):
+        assert _schema_errors("report", report.wire()) == []
+    # The check can fail: a report the schema refuses is named.
+    wrong = {**judged.wire(), "status": "done"}
+    assert _schema_errors("report", wrong) != []
