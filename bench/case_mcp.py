@@ -65,9 +65,11 @@ async def raw_http(url: str, rel: str):  # type: ignore[no-untyped-def]
         yield s
 
 
-async def _round(
-    transport: str, calls: int, root: Path, prefix: str, warm_url: str | None
-) -> dict[str, Any]:
+@asynccontextmanager
+async def sides(transport: str, root: Path, prefix: str, warm_url: str | None):  # type: ignore[no-untyped-def]
+    """Both sides open: pairbench's ``McpSurface`` and a bare SDK session, with the call's
+    arguments; yields ``(surface_call, raw_call, transcript)``, each call an awaitable of
+    ``get_issue`` (also used by ``profile_hotspots.py 4``)."""
     content = TRACKER_FIXTURE.content(SEED)
     args = {"repo": content["target"]["repo"], "number": content["target"]["issue_number"]}
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root)}
@@ -86,25 +88,36 @@ async def _round(
         raw_cm = raw_http(warm_url, rel_r)
     transcript = Transcript(root / prefix / f"{transport}.transcript.jsonl")
     surface = McpSurface({"tracker": spec}, warm, SEED, dir_s, rel_s, env, transcript)
+
+    async with surface as s, raw_cm as raw:
+
+        async def surface_call() -> None:
+            out = await s.call("tracker", "get_issue", args)
+            assert not out.is_error, out.text
+
+        async def raw_call() -> None:
+            res = await raw.call_tool("get_issue", args)
+            assert not res.is_error
+
+        yield surface_call, raw_call
+    transcript.close()
+
+
+async def _round(
+    transport: str, calls: int, root: Path, prefix: str, warm_url: str | None
+) -> dict[str, Any]:
     surface_ms: list[float] = []
     raw_ms: list[float] = []
-    async with surface as s, raw_cm as raw:
+    async with sides(transport, root, prefix, warm_url) as (surface_call, raw_call):
         for _ in range(20):  # warm both paths up
-            await s.call("tracker", "get_issue", args)
-            await raw.call_tool("get_issue", args)
+            await surface_call()
+            await raw_call()
         for i in range(calls):
             order = ("s", "r") if i % 2 == 0 else ("r", "s")
             for side in order:
                 t0 = time.perf_counter()
-                if side == "s":
-                    out = await s.call("tracker", "get_issue", args)
-                    surface_ms.append((time.perf_counter() - t0) * 1000)
-                    assert not out.is_error, out.text
-                else:
-                    res = await raw.call_tool("get_issue", args)
-                    raw_ms.append((time.perf_counter() - t0) * 1000)
-                    assert not res.is_error
-    transcript.close()
+                await (surface_call() if side == "s" else raw_call())
+                (surface_ms if side == "s" else raw_ms).append((time.perf_counter() - t0) * 1000)
     diffs = [a - b for a, b in zip(surface_ms, raw_ms, strict=True)]
     return {
         "calls": calls,
@@ -115,18 +128,23 @@ async def _round(
     }
 
 
+async def warm_tracker(root: Path):  # type: ignore[no-untyped-def]
+    """The warm HTTP tracker both HTTP sides talk to."""
+    env = server_env(
+        {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root)},
+        McpServer(transport="http", serve=SERVER),
+    )
+    return await start_warm_server(
+        "tracker", McpServer(transport="http", serve=[*SERVER, "--http"]), root / "fixtures", env
+    )
+
+
 async def main_async(calls: int, rounds: int) -> dict[str, Any]:
     out: dict[str, Any] = {"stdio": [], "http": []}
     with tempfile.TemporaryDirectory(prefix="pb-bench-mcp-", dir=os.environ.get("BENCH_WORK")) as d:
         root = Path(d)
         fixtures = root / "fixtures"
-        env = server_env(
-            {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": d},
-            McpServer(transport="http", serve=SERVER),
-        )
-        warm = await start_warm_server(
-            "tracker", McpServer(transport="http", serve=[*SERVER, "--http"]), fixtures, env
-        )
+        warm = await warm_tracker(root)
         try:
             for r in range(rounds):  # interleave the transports across rounds
                 for transport in ("stdio", "http") if r % 2 == 0 else ("http", "stdio"):

@@ -152,7 +152,59 @@ def one(case: str, toy: bool = False) -> dict[str, Any]:
         )
         shutil.rmtree(run_dir, ignore_errors=True)
         return res
+    if case == "4":
+        return _mcp(50 if toy else 3000)
     return {"skipped": f"no profile for case {case}"}
+
+
+def _mcp(calls: int) -> dict[str, Any]:
+    """Case 4: the same ``get_issue`` calls through ``McpSurface`` and through a bare SDK
+    session, each side profiled on its own (after a warm-up), per transport. What the
+    surface's profile has that the raw one lacks is what pairbench adds per call."""
+    import asyncio
+    import tempfile
+
+    from pyinstrument import Profiler
+
+    sys.path.insert(0, str(BENCH))
+    import case_mcp as cm
+
+    async def go() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        texts: list[str] = []
+        with tempfile.TemporaryDirectory(prefix="pb-profile-mcp-") as d:
+            root = Path(d)
+            warm = await cm.warm_tracker(root)
+            try:
+                for transport in ("stdio", "http"):
+                    async with cm.sides(transport, root / "fixtures", "p", warm.url) as pair:
+                        for call in pair:
+                            for _ in range(50):
+                                await call()
+                        for side, call in zip(("surface", "raw"), pair, strict=True):
+                            prof = Profiler(interval=0.0001, async_mode="disabled")
+                            prof.start()
+                            t0, c0 = time.perf_counter(), time.process_time()
+                            for _ in range(calls):
+                                await call()
+                            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                            prof.stop()
+                            name = f"{transport}_{side}"
+                            texts.append(
+                                f"==== {name}: {calls} calls, {wall / calls * 1000:.3f} ms wall "
+                                f"and {cpu / calls * 1000:.3f} ms CPU a call (this process)\n"
+                                + prof.output_text(unicode=True, color=False, show_all=False)
+                            )
+                            res = hotspots(prof.last_session.root_frame())
+                            res["ms_per_call"] = wall / calls * 1000
+                            res["cpu_ms_per_call"] = cpu / calls * 1000
+                            out[name] = res
+            finally:
+                await warm.aclose()
+        (RESULTS / "profile_4_mcp.txt").write_text("\n".join(texts), encoding="utf-8")
+        return out
+
+    return asyncio.run(go())
 
 
 def importtime(folder: Path) -> list[dict[str, Any]]:

@@ -571,7 +571,7 @@ CASE9 = {"full": (10_000, 1000, 1.0), "quick": (2000, 1000, 1.0), "toy": (40, 20
 """Case 9: (trials, concurrency, sleep); with --big (or named in --cases)."""
 
 
-PROFILED = {"1", "2", "3", "5", "9"}
+PROFILED = {"1", "2", "3", "4", "5", "9"}
 """Cases bench/profile_hotspots.py profiles."""
 
 

@@ -97,6 +97,15 @@ def test_median_helper() -> None:
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 
 
+@given(st.lists(finite, min_size=1, max_size=60))
+def test_median_is_statistics_median(values: list[float]) -> None:
+    # The partial sort must pick the same middle values a full sort does, ties included.
+    assert median(values) == statistics.median(values)
+    if len(values) > 1:
+        d = paired_median_difference(values, [0.0] * len(values))
+        assert d.estimate == statistics.median(values)
+
+
 @given(st.lists(st.tuples(finite, finite, st.booleans(), st.booleans()), max_size=40))
 def test_swapping_arms_negates(rows: list[tuple[float, float, bool, bool]]) -> None:
     a, b = [r[0] for r in rows], [r[1] for r in rows]

@@ -61,11 +61,15 @@ def test_the_sleep_cases_ran_every_trial_and_the_table_has_their_rows(
 def test_the_profiler_profiles_the_toy_cases(toy_run: tuple[Path, dict[str, Any]]) -> None:
     root, _ = toy_run
     # Cases 2 and 3 are profiled as case 1 is (`pairbench run` in-process, another folder).
-    bench("profile_hotspots.py", "--toy", "1", "5", root=root)
+    bench("profile_hotspots.py", "--toy", "1", "4", "5", root=root)
     profiles = json.loads((root / "results" / "profiles.json").read_text(encoding="utf-8"))
     assert profiles["1"]["top_pairbench_inclusive"]
     assert profiles["1"]["importtime_top"][0]["cumulative_ms"] > 0
     assert profiles["5"]["report_1m"]["top_self"]
+    # Case 4: each transport's two sides profiled apart, so what the surface adds shows.
+    for side in ("stdio_surface", "stdio_raw", "http_surface", "http_raw"):
+        assert profiles["4"][side]["ms_per_call"] > 0 and profiles["4"][side]["top_self"]
+    assert "==== http_raw" in (root / "results" / "profile_4_mcp.txt").read_text()
 
 
 def test_inspects_half_at_toy_size(tmp_path: Path) -> None:

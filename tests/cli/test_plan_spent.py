@@ -120,3 +120,27 @@ def test_an_edited_prompt_refuses_run_and_run_plan_unless_accepted(tmp_path: Pat
     assert first_row.startswith("- **CHANGED SINCE FREEZE:** p.md (file: frozen ")
     info = json.loads((run / "run.json").read_text(encoding="utf-8"))
     assert [c["name"] for c in info["accepted_changes"]] == ["p.md"]
+
+
+@pytest.mark.whole_run
+def test_a_plan_approved_on_one_model_build_is_refused_on_another(tmp_path: Path) -> None:
+    """The operator screens against one server build, then swaps the build behind the same
+    URL for the confirmation: the approval binds the endpoint's identity, so it is refused
+    before any run folder exists, and runs once the screened build is back."""
+    from pairbench.testing.chat_double import ChatScript, start_chat_double
+
+    script = ChatScript(llama_cpp=True, system_fingerprint="b6001-screened")
+    with start_chat_double(script) as server:
+        exp = campaign_experiment(tmp_path)
+        text = exp.read_text(encoding="utf-8")
+        exp.write_text(text + f'proxy: {{upstream: "{server.url}", env: MODEL_URL}}\n')
+        _approved(tmp_path, "plan.json")
+        server.script = script.model_copy(update={"system_fingerprint": "b6002-swapped"})
+        code, err = _run_plan(tmp_path, "plan.json", "runs")
+        assert code == 3, err
+        assert "approved for the model endpoint its screening" in err
+        assert "differs in model_endpoint" in err and "b6002-swapped" in err, err
+        assert not (tmp_path / "runs").exists()
+        server.script = script
+        code, err = _run_plan(tmp_path, "plan.json", "runs")
+        assert code == 0, err

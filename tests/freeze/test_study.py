@@ -140,3 +140,24 @@ def test_a_changed_study_fails_verify_naming_it_and_refuses_held_out(
         with pytest.raises(RunRefused, match=r"study changed .*: mcp-transports"):
             start_run(experiment, runs, case_set="held-out", accept_harness_change=accept)
     assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_a_lock_frozen_before_scopes_still_verifies_and_still_sees_a_study_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lock written before harness scopes (no ``scope``, no ``study``: its harness hash
+    covered the whole package) verifies as it was frozen, and a changed study, which that
+    hash covered, still fails it, as a harness change."""
+    from pairbench.freeze._hashing import LOCK_NAME
+
+    experiment = _held_out_experiment(tmp_path / "exp")
+    copy = _copy_package(tmp_path, monkeypatch)
+    old = build_lock(load_experiment(experiment), scope=None)
+    assert old.harness.scope is None and old.study is None
+    assert (
+        old.harness.source_sha256 != build_lock(load_experiment(experiment)).harness.source_sha256
+    )
+    (experiment.parent / LOCK_NAME).write_text(old.model_dump_json(indent=2), encoding="utf-8")
+    assert verify_experiment(experiment) == []
+    _flip_last_byte(copy / "studies" / "mcp_transports" / "_graders.py")
+    assert [m.kind for m in verify_experiment(experiment)] == ["harness"]

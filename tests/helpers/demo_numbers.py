@@ -75,8 +75,27 @@ def assert_same_numbers(demo: str, run_dir: Path) -> None:
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     seed = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["run_seed"]
     assert seed == recorded["run_seed"], "run the demo with the recorded seed"
-    found = json.loads(json.dumps(numbers(summary)))
-    assert found["arms"] and _counted(found) == _counted(recorded["numbers"])
+    found = _counted(json.loads(json.dumps(numbers(summary))))
+    expected = _counted(recorded["numbers"])
+    assert found["arms"] and found == expected, _differences(expected, found)
+
+
+def _differences(expected: dict[str, Any], found: dict[str, Any]) -> str:
+    """Where the numbers differ, key by key (the first differing item of a list)."""
+    lines = []
+    for key in sorted(expected.keys() | found.keys()):
+        was, now = expected.get(key), found.get(key)
+        if was == now:
+            continue
+        if isinstance(was, list) and isinstance(now, list):
+            at = next(
+                (i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b),
+                min(len(was), len(now)),
+            )
+            was, now = was[at : at + 1], now[at : at + 1]
+            key = f"{key}[{at}]"
+        lines.append(f"{key}: recorded {json.dumps(was)[:600]}, now {json.dumps(now)[:600]}")
+    return "; ".join(lines)
 
 
 def _counted(numbers: dict[str, Any]) -> dict[str, Any]:

@@ -55,7 +55,12 @@ FORMATS: dict[str, Callable[[pytest.FixtureRequest, Path], Made]] = {
 }
 
 
-@pytest.mark.parametrize("importer", list(FORMATS))
+@pytest.mark.parametrize(
+    "importer",
+    # lm-eval and promptfoo logs are made by running those harnesses: `make test` only.
+    [pytest.param(name, marks=pytest.mark.harness) for name in ("lm-eval", "promptfoo")]
+    + ["table"],
+)
 def test_every_command_reads_the_imported_run(
     importer: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:

@@ -1,9 +1,9 @@
 """``pairbench import inspect``: recorded logs of a real Inspect AI 0.3.285 run (``mockllm``).
 
 The logs in ``data/`` were made by ``data/make_inspect_logs.sh`` with the real ``inspect eval``
-and committed: the suite's venv cannot install inspect-ai next to constraints.txt (its
-botocore needs python-dateutil<3, pinned at 4.0.0 here), and four ``inspect eval`` runs take
-~20 s. The importer itself runs in this process through ``inspect_ai.log``.
+and committed, so the suite does not repeat four ``inspect eval`` runs (~20 s) whose logs
+differ only in ids and times. inspect-ai itself is in the dev install (constraints.txt pins
+0.3.285), and the importer runs in this process through ``inspect_ai.log``.
 """
 
 from __future__ import annotations

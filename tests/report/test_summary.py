@@ -326,3 +326,48 @@ def test_only_not_run_records_is_empty(make: MakeResult) -> None:
     results = [make("baseline", "read-title", 0, "not_run", metrics=False, reason="run stopped")]
     s = build_summary(make_run(), results, [])
     assert s["empty"] is True and s["trials"] == 0 and s["not_run"] == 1
+
+
+def test_failure_reasons_group_every_failed_trial_in_report_order() -> None:
+    """Counted here by hand from the records, in the order the report lists trials (task as
+    declared, trial, arm as declared): counts per arm, ten examples, and no reason and an
+    empty reason are one group."""
+    from helpers.report_builders import ARMS, TASKS, TRIALS, make_result, make_run
+
+    results: list[TrialResult] = []
+    for t, (task, _tier) in enumerate(reversed(TASKS)):  # stored in another order
+        for trial in reversed(range(TRIALS)):
+            for arm in ARMS:
+                if arm == "baseline":
+                    outcome, reason = "failed", "wrong: title"
+                elif trial == 0:
+                    outcome, reason = "timeout", ""
+                elif arm == "remote-http" and t == 0:
+                    outcome, reason = "agent_error", "exit 1"
+                else:
+                    outcome, reason = "passed", ""
+                results.append(make_result(arm, task, trial, outcome, reason=reason))
+    s = build_summary(make_run(), results, [])
+
+    order = {(task, trial, arm): i for i, (task, trial, arm) in enumerate(
+        (task, trial, arm) for task, _ in TASKS for trial in range(TRIALS) for arm in ARMS
+    )}  # fmt: skip
+    groups: dict[tuple[str, str], list[TrialResult]] = {}
+    for r in sorted(results, key=lambda r: order[r.task, r.trial, r.arm]):
+        if r.outcome != "passed":
+            groups.setdefault((r.outcome, r.reason or ""), []).append(r)
+    expected = [
+        {
+            "outcome": outcome,
+            "reason": reason,
+            "trials": len(rs),
+            "arms": {a: n for a in ARMS if (n := sum(r.arm == a for r in rs))},
+            "examples": [{"arm": r.arm, "task": r.task, "trial": r.trial} for r in rs[:10]],
+        }
+        for (outcome, reason), rs in sorted(
+            groups.items(), key=lambda kv: (-len(kv[1]), kv[0][0], kv[0][1])
+        )
+    ]
+    assert s["failures"] == expected
+    assert [g["trials"] for g in s["failures"]] == [12, 6, 3]
+    assert len(s["failures"][0]["examples"]) == 10

@@ -61,6 +61,7 @@ class BenchGuard:
         """The experiment's named files, and each revision arm's harness files (``harness``:
         arm -> (its frozen tree, the harness paths written into it))."""
         roots = {rel: loaded.resolve(rel) for rel, _role in named_files(loaded)}
+        roots |= _study_files(loaded)
         for arm, (tree, paths) in sorted(harness.items()):
             for rel in paths:
                 roots[f"arm {arm}'s frozen worktree: {rel}"] = tree / rel
@@ -112,6 +113,19 @@ class BenchGuard:
         return sorted(
             k for k in self._frozen.keys() | now.keys() if self._frozen.get(k) != now.get(k)
         )
+
+
+def _study_files(loaded: LoadedExperiment) -> dict[str, Path]:
+    """What the experiment's study reads while the run scores (``Study.guarded``)."""
+    name = loaded.experiment.study
+    if name is None:
+        return {}
+    from pairbench.studies import load_study
+
+    hook = load_study(name).guarded
+    if hook is None:
+        return {}
+    return {f"study {name}: {label}": Path(path) for label, path in hook(loaded).items()}
 
 
 def changed_reason(changed: list[str], when: str) -> str:

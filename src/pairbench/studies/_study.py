@@ -207,6 +207,12 @@ class Study:
     the same cost ceiling (run.json's ``prior_spend``, counted beside
     ``budget.prior_spend_usd``, on resume too)."""
 
+    guarded: Callable[[Any], Mapping[str, Path]] | None = None
+    """Files or folders outside the experiment's own that the study reads while a run scores
+    (its built-in scenarios and their acceptance scripts, say), by label, given the
+    ``LoadedExperiment``: hashed when the run starts and re-hashed around every attempt
+    with the experiment's files; a change stops the run naming it."""
+
     def find_commands(self) -> dict[str, str]:
         """``PATH`` with what the study needs on it: unchanged when every program is already
         there; else with the first ``bin_dirs`` folder that has it in front.

@@ -36,6 +36,18 @@ def build(ctx: SiteContext) -> CaseSite:
             "};</script>",
         ),
         "POST /api/order": _json({"ok": True}),
+        # The same working button on a page whose click handler keeps the page busy (2.5 s) for
+        # longer than the tests' 2 s no-effect window before it sends its request (a loaded
+        # machine's slow click, made deterministic).
+        "/busy": _html(
+            "Basket",
+            "<h1>Your basket</h1><p>One lemon cake.</p><button id=go>Place order</button>"
+            "<p id=out></p><script>document.getElementById('go').onclick = async () => {"
+            "const t = Date.now(); while (Date.now() - t < 2500) {}"
+            f"await fetch('{u('/api/order')}', {{method: 'POST'}});"
+            "document.getElementById('out').textContent = 'Thank you, your order is confirmed.';"
+            "};</script>",
+        ),
         # A styled 500 behind a download link.
         "/invoice": _html(
             "Account", f"<h1>Invoices</h1><a href='{u('/invoice/file')}'>Download invoice</a>"

@@ -6,6 +6,7 @@ experiment's hashed cases.json."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -47,7 +48,13 @@ BUSY = HEAD + "for _ in range(12):\n    get(start)\nreport([])\n"
 
 
 def _experiment(
-    tmp_path: Path, tasks: list[str], body: str, *, edit: Any = None, **budget: Any
+    tmp_path: Path,
+    tasks: list[str],
+    body: str,
+    *,
+    edit: Any = None,
+    settings: dict[str, Any] | None = None,
+    **budget: Any,
 ) -> Path:
     """The study's experiment, cut to ``tasks``, run by the engine ``body``, frozen."""
     root = tmp_path / "study"
@@ -62,7 +69,8 @@ def _experiment(
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     data["tasks"] = [t for t in data["tasks"] if t["id"] in tasks]
     data["agent"]["settings"] = {
-        "engine": {"engine": "command", "argv": [sys.executable, str(script)]}
+        "engine": {"engine": "command", "argv": [sys.executable, str(script)]},
+        **(settings or {}),
     }
     data["budget"] |= {"start_stagger_s": 0, "concurrency": 1, **budget}
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
@@ -136,6 +144,23 @@ def test_an_engine_over_the_action_budget_is_flagged(tmp_path: Path) -> None:
     assert session["over_budget"] == ["12 actions > 10"]
     assert card["over_budget"] == ["T02 (e2e, trial 0): 12 actions > 10"]
     assert "12 actions > 10" in markdown
+
+
+def test_an_engine_past_the_time_budget_is_flagged(tmp_path: Path) -> None:
+    # The protocol's 130 s a user, cut to 1 s: the site saw the last request at ~2.5 s.
+    slow = HEAD + "import time\nget(start)\ntime.sleep(2.5)\nget(start)\nreport([])\n"
+    exp = _experiment(tmp_path, ["t02"], slow, settings={"budget": {"seconds_per_user": 1}})
+    _, card, markdown, _ = _held_out(exp, tmp_path / "runs")
+    session = _session(card, "T02")
+    assert session["site_actions"] == 2  # within the 10 actions: only the time is over
+    (why,) = session["over_budget"]
+    assert re.fullmatch(r"last request at [23] s > 1 s", why), why
+    assert card["over_budget"] == [f"T02 (e2e, trial 0): {why}"]
+    assert why in markdown
+    # At the protocol's 130 s, the same engine is within budget.
+    exp = _experiment(tmp_path / "default", ["t02"], slow)
+    _, card, _, _ = _held_out(exp, tmp_path / "default" / "runs")
+    assert _session(card, "T02")["over_budget"] == [] and card["over_budget"] == []
 
 
 def test_a_budget_stopped_run_counts_only_completed_triples(tmp_path: Path) -> None:

@@ -109,3 +109,51 @@ def test_a_runtime_that_swaps_its_acceptance_script_mid_run_stops_the_run_naming
     # No candidate attempt was scored against the swapped acceptance.
     scored = [r for r in run.results if r.arm == "candidate" and r.outcome == "passed"]
     assert scored == []
+
+
+def test_a_swapped_built_in_acceptance_script_stops_the_run_naming_it(
+    tmp_path: Path, double: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The study's own scenarios live in pairbench's installation, not in the experiment's
+    folder: the study names them to the guard (``Study.guarded``), so a runtime that swaps
+    AR-007's acceptance for ``exit 0`` stops the run the same way."""
+    from pairbench.studies.runtime_revision_ab import _scenario
+
+    # A copy stands in for the installed scenarios, so the test edits no installed file.
+    installed = tmp_path / "installed" / "scenarios"
+    shutil.copytree(_scenario.SCENARIOS_DIR, installed, ignore=shutil.ignore_patterns("__py*"))
+    monkeypatch.setattr(_scenario, "SCENARIOS_DIR", installed)
+    accept = installed / "ar007" / "accept.py"
+    swap = (
+        "tinyrt.py",
+        "def main() -> int:\n",
+        f"def main() -> int:\n    Path({str(accept)!r}).write_text('raise SystemExit(0)\\n')\n",
+    )
+    repo = tmp_path / "runtime"
+    commits = _runtime_repo(repo, FILES, ("tinyrt.py",), swap)
+    exp = _experiment(tmp_path / "exp", repo, commits, double, PYTHON, events=False,
+                      task_ids=("ar-007",))  # fmt: skip
+    run = start_run(exp, tmp_path / "runs", run_seed=3, stage="screening")
+    assert run.status.startswith("stopped"), run.status
+    assert accept.read_text(encoding="utf-8") == "raise SystemExit(0)\n"  # it did swap it
+    kept = sorted((run.run_dir / "infra" / "candidate").rglob("*.json"))
+    reasons = [json.loads(p.read_bytes())["reason"] for p in kept]
+    named = "study runtime-revision-ab: scenarios/ar007/accept.py"
+    assert reasons and all("frozen benchmark changed" in r and named in r for r in reasons)
+    assert [r for r in run.results if r.arm == "candidate" and r.outcome == "passed"] == []
+
+
+def test_the_study_names_the_scenarios_each_arm_runs_to_the_guard(tmp_path: Path) -> None:
+    from pairbench.spec import load_experiment
+    from pairbench.studies import load_study
+    from pairbench.studies.runtime_revision_ab import _scenario
+
+    hook = load_study("runtime-revision-ab").guarded
+    assert hook is not None
+    commits = _runtime_repo(tmp_path / "rt", FILES, ("tinyrt.py",), ESCAPE)
+    upstream = "http://127.0.0.1:9"
+    exp = _experiment(tmp_path / "exp", tmp_path / "rt", commits, upstream, PYTHON, events=False)
+    assert hook(load_experiment(exp)) == {"scenarios": _scenario.SCENARIOS_DIR}
+    own = _experiment(tmp_path / "own", tmp_path / "rt", commits, upstream, PYTHON, events=False,
+                      task_ids=("sc-1",), own=", scenarios: scenarios")  # fmt: skip
+    assert hook(load_experiment(own)) == {"scenarios scenarios": tmp_path / "own" / "scenarios"}

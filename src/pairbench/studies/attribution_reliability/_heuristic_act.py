@@ -249,8 +249,11 @@ class Act:
                 summary="could not reach the control",
             )
         wait = _REVEAL_WAIT_S if quiet else self.settings.no_effect_wait_s
-        effect = False
-        while time.monotonic() - started < wait:
+        # The no-effect window opens once the action is done, and is looked at least once:
+        # on a loaded machine the click itself can take longer than the window, and its
+        # request must not be missed because the window closed before the first look.
+        acted = time.monotonic()
+        while True:
             watch = self._watch()
             effect = (
                 self.requests > requests
@@ -260,6 +263,8 @@ class Act:
                 or watch["n"] > 0
             )
             if effect or (filled is not None and self._refused()):
+                break
+            if time.monotonic() - acted >= wait:
                 break
             self.page.wait_for_timeout(_POLL_MS)
         slow = False

@@ -42,6 +42,7 @@ from pairbench.studies.runtime_revision_ab._scenario import (
     Prohibited,
     Scenario,
     Scope,
+    guarded_scenarios,
     load_scenario,
 )
 from pairbench.studies.runtime_revision_ab._snapshot import FileChange, FileState
@@ -88,6 +89,7 @@ STUDY = Study(
     cli=_commands,
     demo=_start_demo,
     check=_check,
+    guarded=guarded_scenarios,
 )
 
 __all__ = [

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-_ADAPTERS = ("rab-runtime", "minirt")
+from pairbench.studies.runtime_revision_ab._scenario import ADAPTERS as _ADAPTERS
+
 _PROXY_ROWS = (
     "usage with coverage k/n, context per request, tool calls proposed and returned, "
     "first-token, generation and provider times, sampling and seeds"

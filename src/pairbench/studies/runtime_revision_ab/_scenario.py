@@ -4,6 +4,7 @@ read into frozen records, and the obligations checked on a workspace."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 from ruamel.yaml import YAML
@@ -146,3 +147,26 @@ def scenario_at(root: Path) -> Scenario:
             f"{root}: scenario {scenario_id!r} is not valid: {str(exc)[:300]}. Fix: follow "
             "the layout of the study's own scenarios (scenarios/ar001)"
         ) from None
+
+
+ADAPTERS = ("rab-runtime", "minirt")
+"""The adapters that run the study's scenarios."""
+
+
+def guarded_scenarios(loaded: Any) -> dict[str, Path]:
+    """The scenario folders the experiment's arms run (``Study.guarded``): the study's own
+    when an arm names none, else each arm's ``scenarios`` folder. Their acceptance scripts
+    judge every attempt, so a change mid-run stops it (a team's folder is also in the lock
+    when ``files:`` lists it)."""
+    exp = loaded.experiment
+    out: dict[str, Path] = {}
+    for arm in exp.arms:
+        agent = exp.arm_agent(arm)
+        if agent.adapter not in ADAPTERS:
+            continue
+        folder = agent.settings.get("scenarios")
+        if isinstance(folder, str):
+            out[f"scenarios {folder}"] = loaded.root / folder
+        else:
+            out["scenarios"] = SCENARIOS_DIR
+    return out
