@@ -16,14 +16,12 @@ from pairbench._template import render
 from pairbench.agents._env import scrubbed_env
 from pairbench.agents._protocol import AgentContext, AgentOutput, InfraFailure
 from pairbench.fixtures._procs import FixtureError, WarmServer
-from pairbench.fixtures._protocol import Fixture, FixtureState, Probe
+from pairbench.fixtures._protocol import Fixture, Probe
 from pairbench.grading._metrics import compute_metrics
-from pairbench.grading._protocol import GradeInput
-from pairbench.grading._security import assess_security
-from pairbench.grading._validity import classify_validity
 from pairbench.runner._bench_guard import changed_reason
 from pairbench.runner._context import RunContext
 from pairbench.runner._folders import folder_pool, short_tmp
+from pairbench.runner._grade_attempt import grade_attempt
 from pairbench.runner._model_proxy import attempt_env, attempt_evidence, attempt_label
 from pairbench.runner._revisions import drift_reason, revision_broken, revision_folder
 from pairbench.runner._tools import tool_opener
@@ -34,8 +32,7 @@ from pairbench.runner._trial_servers import (
     stop_trial_servers,
 )
 from pairbench.schedule._plan import Pair, TrialKey
-from pairbench.store._answer import stored_answer
-from pairbench.store._records import Grade, Outcome, TrialResult
+from pairbench.store._records import Outcome, TrialResult
 from pairbench.store._transcript import Transcript
 from pairbench.store._walk import remove_tree
 
@@ -93,7 +90,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
                 # same checkout, so the run stops naming it.
                 done = prepared.at.record("infra", broken)
             else:
-                done = ran if isinstance(ran, AttemptRecord) else _grade(prepared, ran)
+                done = ran if isinstance(ran, AttemptRecord) else grade_attempt(prepared, ran)
             changed = rc.guard.changed() if rc.guard is not None else []
             if changed:
                 # Graded against a benchmark that changed under it: not a score.
@@ -352,54 +349,3 @@ async def _run_agent(prep: _Prepared) -> _Ran | AttemptRecord:
         reason = f"the agent adapter raised {exc!r}"
         return _Ran(None, "agent_error", reason, (time.perf_counter() - t0) * 1000)
     return _Ran(output, None, "", (time.perf_counter() - t0) * 1000)
-
-
-def _grade(prep: _Prepared, ran: _Ran) -> AttemptRecord:
-    """Grader, metrics, validity and the security detectors, on what the agent produced
-    (before redaction), then the record."""
-    at = prep.at
-    exp = at.rc.loaded.experiment
-    task = exp.task(at.key.task)
-    output = ran.output
-    state: FixtureState | None = prep.fixture.read_state(prep.fixture_dir) if prep.fixture else None
-    events = at.transcript.events
-    grade: Grade | None = None
-    final = output.final_answer if output else None
-    outcome: Outcome = ran.outcome or "agent_error"
-    reason = ran.reason
-    if output is not None:
-        if output.error:
-            outcome, reason = "agent_error", output.error
-        else:
-            grader = at.rc.grader(task.grader.name)
-            grade = grader(
-                GradeInput(
-                    task=task,
-                    args=dict(task.grader.args),
-                    content=prep.content,
-                    state=state,
-                    final_answer=final,
-                    events=events,
-                    arm=at.key.arm,
-                )
-            )
-            outcome, reason = grade.outcome, grade.reason
-    probe = _probe_label(task.labels)
-    return at.record(
-        outcome,
-        reason,
-        simulated=bool(output and output.simulated),
-        grade=grade,
-        metrics=compute_metrics(ran.wall_ms, events, state, output),
-        validity=classify_validity(exp.arms[at.key.arm], events, state),
-        security=assess_security(prep.probes, probe, at.rc.secrets(), final, events, state),
-        # Graders judged the whole answer; the record keeps at most the declared bytes.
-        final_answer=None if final is None else stored_answer(final, prep.ctx.limits.final_answer),
-        seeding=output.seeding if output else None,
-        models_seen=list(dict.fromkeys(output.models)) if output else [],
-    )
-
-
-def _probe_label(labels: dict[str, str | int]) -> str | None:
-    value = labels.get("probe")
-    return None if value is None else str(value)
