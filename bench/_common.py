@@ -22,9 +22,17 @@ WORK = Path(
 )  # git-ignored scratch on the repo's disk (fsync is real there, not tmpfs)
 PLUGIN = BENCH / "plugin"
 PB_PY = REPO / ".venv" / "bin" / "python"
-INSPECT_VENV = BENCH / ".venv-inspect"
+INSPECT_VENV = Path(os.environ.get("BENCH_INSPECT_VENV") or BENCH / ".venv-inspect")
+"""Inspect's own venv (``make bench`` makes it); ``BENCH_INSPECT_VENV`` names another that
+holds the pinned inspect-ai (the suite's toy run uses pairbench's dev venv, which does)."""
 INSPECT_VERSION = os.environ.get("BENCH_INSPECT_VERSION", "0.3.285")
 BLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def installed_inspect() -> str | None:
+    """The inspect-ai version installed in ``INSPECT_VENV`` (None: none is)."""
+    meta = list((INSPECT_VENV / "lib").glob("python*/site-packages/inspect_ai-*.dist-info"))
+    return meta[0].name.removesuffix(".dist-info").split("-")[1] if meta else None
 
 
 def median(xs: list[float]) -> float | None:
@@ -125,10 +133,7 @@ def machine_info() -> dict[str, Any]:
                 mem_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
     except OSError:
         pass
-    inspect_version = None
-    meta = list((INSPECT_VENV / "lib").glob("python*/site-packages/inspect_ai-*.dist-info"))
-    if meta:
-        inspect_version = meta[0].name.removesuffix(".dist-info").split("-")[1]
+    inspect_version = installed_inspect()
     return {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "host": platform.node(),

@@ -14,6 +14,7 @@ from _common import (
     INSPECT_VERSION,
     PB_PY,
     WORK,
+    installed_inspect,
     log,
     median,
     pb_env,
@@ -25,8 +26,10 @@ TASK_FILE = BENCH / "inspect_bench" / "bench_tasks.py"
 
 
 def inspect_ready() -> bool:
-    """Whether bench/.venv-inspect holds the pinned Inspect (toy runs never install it)."""
-    return (INSPECT_VENV / f".installed-{INSPECT_VERSION}").exists() and INSPECT.exists()
+    """Whether ``INSPECT_VENV`` holds the pinned Inspect: installed by ``ensure_inspect``, or
+    a venv made elsewhere with that version (toy runs never install it)."""
+    made = (INSPECT_VENV / f".installed-{INSPECT_VERSION}").exists()
+    return INSPECT.exists() and (made or installed_inspect() == INSPECT_VERSION)
 
 
 def ensure_inspect() -> None:

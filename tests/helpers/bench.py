@@ -13,12 +13,20 @@ from helpers.common import REPO, checkout_env
 BENCH = REPO / "bench"
 
 
-def bench(script: str, *args: str, root: Path, timeout: float = 300) -> dict[str, Any]:
-    """Run ``bench/<script>`` with its results and scratch under ``root``; the results."""
+def bench(
+    script: str,
+    *args: str,
+    root: Path,
+    timeout: float = 300,
+    env: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Run ``bench/<script>`` with its results and scratch under ``root`` (``env``: added to
+    the scrubbed environment); the results."""
     env = checkout_env() | {
         "HOME": str(root / "home"),
         "BENCH_RESULTS": str(root / "results"),
         "BENCH_WORK": str(root / "work"),
+        **(env or {}),
     }
     done = subprocess.run(
         [sys.executable, str(BENCH / script), *args],
