@@ -61,7 +61,8 @@ class BenchGuard:
         """The experiment's named files, and each revision arm's harness files (``harness``:
         arm -> (its frozen tree, the harness paths written into it))."""
         roots = {rel: loaded.resolve(rel) for rel, _role in named_files(loaded)}
-        roots |= _study_files(loaded)
+        named = {path.resolve() for path in roots.values()}  # a folder in files: once
+        roots |= {k: v for k, v in _study_files(loaded).items() if v.resolve() not in named}
         for arm, (tree, paths) in sorted(harness.items()):
             for rel in paths:
                 roots[f"arm {arm}'s frozen worktree: {rel}"] = tree / rel

@@ -65,10 +65,9 @@ class Budget(Frozen):
         default=WORKSPACE_KEPT, ge=0, exclude_if=lambda v: v == WORKSPACE_KEPT
     )
     """Bytes of an attempt's workspace kept in the run folder (default 256 MiB; a unit may
-    follow the number, as in the limits). Over it,
-    graders still read every file; then the smallest files are kept while they fit and a
-    manifest of every file's name, size and SHA-256 replaces the rest. Left out of the
-    hash at its default."""
+    follow the number, as in the limits). Over it, graders still read every file; then the
+    smallest files are kept while they fit and a manifest of every file's name, size and
+    SHA-256 replaces the rest. Left out of the hash at its default."""
 
 
 class InfraPolicy(Frozen):

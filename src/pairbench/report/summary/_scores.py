@@ -70,17 +70,19 @@ def failure_reasons(frame: Frame) -> list[dict[str, Any]]:
     rows = _in_report_order(frame, rows)
     # Grouped with numpy: a million failed trials are one pass, not a Python loop each.
     # Reason codes are made canonical first (no reason and an empty reason read the same).
-    canon: dict[str, int] = {}
-    to_canon = np.array([canon.setdefault(r, i) for i, r in enumerate(["", *reasons])])
-    reason_of = to_canon[reason_col[rows].astype(np.int64) + 1]
-    key = table.columns["outcome"][rows].astype(np.int64) * (len(reasons) + 1) + reason_of
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    by_group = np.argsort(inverse, kind="stable")  # each group's rows, still in report order
-    bounds = np.cumsum(np.bincount(inverse.ravel()))
     names = ["", *reasons]
+    canon: dict[str, int] = {}
+    to_canon = np.array([canon.setdefault(r, i) for i, r in enumerate(names)])
+    reason_of = to_canon[reason_col[rows].astype(np.int64) + 1]
+    key = table.columns["outcome"][rows].astype(np.int64) * len(names) + reason_of
+    _, first, inverse, sizes = np.unique(
+        key, return_index=True, return_inverse=True, return_counts=True
+    )
+    # Each group's rows, still in report order (a stable sort by group keeps it).
+    split = np.split(rows[np.argsort(inverse.ravel(), kind="stable")], np.cumsum(sizes)[:-1])
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for g in np.argsort(first).tolist():  # groups in the order their first trial comes
-        members = rows[by_group[(bounds[g - 1] if g else 0) : bounds[g]]]
+        members = split[g]
         outcome = frame.outcome[int(table.columns["outcome"][members[0]])]
         reason = names[int(reason_of[first[g]])]
         counts = np.bincount(frame.arm[members], minlength=len(frame.arms)).tolist()
