@@ -69,6 +69,9 @@ def test_a_plain_run_loads_no_plotting_statistics_mcp_or_study(tmp_path: Path) -
     assert list((tmp_path / "runs").glob("plain-*/report.md")), "the run wrote no report"
     assert _tops(modules, NOT_ON_A_PLAIN_RUN) == []
     assert _studies(modules) == []
+    # `pairbench run` imports the run command's module, not every command's.
+    commands = sorted(m for m in modules if m.startswith("pairbench.cli._"))
+    assert commands == ["pairbench.cli._app", "pairbench.cli._run", "pairbench.cli._table"]
 
 
 def test_the_probe_sees_what_is_loaded(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from types import TracebackType
 DRIVER = r"""
 import json, os, signal, sys, tempfile, time, traceback
 import pairbench.cli
+pairbench.cli.app  # every command module, imported once here rather than in every child
 
 def child(args, cwd, out_fd, err_fd):
     os.chdir(cwd)
