@@ -41,8 +41,8 @@ COMMAND_MODULES: dict[str, str] = {
 checks this against the commands the modules register."""
 
 # The order commands were registered in is the order ``--help`` lists them.
-_MODULES = ("_approve", "_check", "_export", "_freeze", "_import", "_model", "_plan", "_run")
-_MODULES += ("_source", "_studies", "_study_cmds", "_view")
+_MODULES: tuple[str, ...] = ("_approve", "_check", "_export", "_freeze", "_import", "_model")
+_MODULES += ("_plan", "_run", "_source", "_studies", "_study_cmds", "_view")
 
 
 def _register(modules: tuple[str, ...]) -> Any:
