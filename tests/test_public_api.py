@@ -7,6 +7,7 @@ EXPECTED = [
     "AgentContext",
     "AgentOutput",
     "AuditEntry",
+    "CliScript",
     "CommandAgent",
     "DemoRequest",
     "Experiment",

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     )
     from pairbench.store import Grade, Metric, RunDir, TrialResult, load_frame, load_run
     from pairbench.studies import (
+        CliScript,
         DemoRequest,
         ReviewNote,
         ScoredAnswer,
@@ -66,6 +67,7 @@ __getattr__, __dir__ = lazy_exports(
         "AgentContext": "pairbench.agents",
         "AgentOutput": "pairbench.agents",
         "AuditEntry": "pairbench.fixtures",
+        "CliScript": "pairbench.studies",
         "CommandAgent": "pairbench.agents",
         "DemoRequest": "pairbench.studies",
         "Experiment": "pairbench.spec",
@@ -114,6 +116,7 @@ __all__ = [
     "AgentContext",
     "AgentOutput",
     "AuditEntry",
+    "CliScript",
     "CommandAgent",
     "DemoRequest",
     "Experiment",

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pairbench._errors import RegistryError
 
-Group = Literal["agents", "graders", "fixtures", "engines", "studies", "importers"]
+Group = Literal["agents", "graders", "fixtures", "engines", "studies", "importers", "cli_scripts"]
 
 
 @cache

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from helpers.common import cli
 from pairbench import _registry
-from pairbench.cli._app import app
+from pairbench.cli import app
 from pairbench.studies.webmcp_vs_pdf import reference_answer, score_answer
 from pairbench.studies.webmcp_vs_pdf._page import NO_RUNS
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pairbench.cli._app import app
+from pairbench.cli import app
 
 runner = CliRunner()
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +23,12 @@ from ruamel.yaml import YAML
 from typer.testing import CliRunner
 
 from pairbench import _registry
-from pairbench.cli._app import app
+from pairbench.cli import app
+from pairbench.testing._fake_cli import NO_TOOLS
 from pairbench.testing.chat_double import start_chat_double
 
 SOURCE = Path(__file__).parent / "third_party" / "acme_study"
+PROMPT = "Say the ACME-GREETING to the team."
 runner = CliRunner()
 
 
@@ -34,7 +38,10 @@ def _install(site: Path) -> None:
     info = site / "acme_study-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-study\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text("[pairbench.studies]\nacme-study = acme_study:STUDY\n")
+    (info / "entry_points.txt").write_text(
+        "[pairbench.studies]\nacme-study = acme_study:STUDY\n\n"
+        "[pairbench.cli_scripts]\nacme-study = acme_study:cli_script\n"
+    )
 
 
 @pytest.fixture
@@ -118,6 +125,43 @@ def test_a_third_party_study_does_what_a_builtin_does(acme: ModuleType, tmp_path
     answer = tmp_path / "answer.txt"
     answer.write_text("well: acme says hello")
     assert "1/1: the greeting" in _ok(["score", "--study", "acme-study", str(answer)])
+
+
+@pytest.mark.parametrize(
+    ("cli", "args"),
+    [
+        ("fake_claude", ["-p", PROMPT, "--output-format", "stream-json", "--verbose"]),
+        ("fake_codex", ["exec", "--json", "--", PROMPT]),
+    ],
+)
+def test_the_fake_clis_follow_a_third_party_script(
+    acme: ModuleType, tmp_path: Path, cli: str, args: list[str]
+) -> None:
+    # The fake CLIs run as their own processes, like the real ones: they find the script
+    # through the entry point of the package on their path, as they find the built-ins'.
+    site = str(Path(str(acme.__file__)).parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([site, *sys.path])}
+    argv = [sys.executable, "-m", f"pairbench.testing.{cli}", *args]
+    done = subprocess.run(
+        argv, capture_output=True, text=True, env=env, cwd=tmp_path, check=False,
+        stdin=subprocess.DEVNULL, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    if cli == "fake_claude":
+        assert events[-1]["result"] == acme.REPLY
+    else:
+        said = [
+            e["item"]["text"] for e in events if e.get("item", {}).get("type") == "agent_message"
+        ]
+        assert said == [acme.REPLY]
+    # The same CLIs without the package answer as to any prompt they have no script for.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p != site)
+    done = subprocess.run(
+        argv, capture_output=True, text=True, env=env, cwd=tmp_path, check=False,
+        stdin=subprocess.DEVNULL, timeout=120,
+    )  # fmt: skip
+    assert acme.REPLY not in done.stdout and NO_TOOLS in done.stdout
 
 
 def test_a_section_name_the_study_does_not_add_fails_check(

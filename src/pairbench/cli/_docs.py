@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from pairbench.cli._app import app
+from pairbench.cli import app
 
 HEADER = """# pairbench command reference
 

@@ -3,6 +3,7 @@ ones in the sub-packages here, exactly as a third party's). The core uses only t
 
 from pairbench.store._run_info import PriorSpend
 from pairbench.studies._study import (
+    CliScript,
     DemoRequest,
     DoubleReply,
     ReviewNote,
@@ -19,6 +20,7 @@ from pairbench.studies._study import (
 )
 
 __all__ = [
+    "CliScript",
     "DemoRequest",
     "DoubleReply",
     "PriorSpend",

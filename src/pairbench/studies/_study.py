@@ -162,6 +162,22 @@ DoubleReply: TypeAlias = "tuple[str | None, list[dict[str, Any]]]"
 
 
 @dataclass(frozen=True)
+class CliScript:
+    """What the fake Claude Code and Codex CLIs (``pairbench.testing``) do with one of a
+    study's prompts: call these MCP tools in order, say ``say`` before the last call, and
+    answer ``answer(last tool result, parsed)`` (``{}`` when there are no calls).
+
+    A study registers a function from the prompt to a ``CliScript``, or ``None`` when the
+    prompt is not one of its own, under the ``pairbench.cli_scripts`` entry point (not a
+    ``Study`` hook, so a fake CLI process loads only that light function, not every study).
+    """
+
+    calls: tuple[tuple[str, dict[str, Any]], ...]
+    say: str
+    answer: Callable[[dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
 class Study:
     """Registered under the ``pairbench.studies`` entry point.
 

@@ -5,8 +5,8 @@ Served by ``pairbench.testing.anthropic_double`` (``start_anthropic_double``, or
 
 - ``POST /v1/messages``: the reply as JSON, or as server-sent events when ``stream`` is true
   (``_anthropic_sse``). Replies are decided by the chat double's agent brain (``decide``: the
-  mcp-transports tracker prompts and the webmcp-vs-pdf meta-analysis prompt, answered from
-  tool results or an attached PDF) on the request converted to the Chat Completions shape
+  replies the studies register, ``Study.double``, answered from tool results or an attached
+  PDF) on the request converted to the Chat Completions shape
   (``_anthropic_convert``), and converted back to ``text`` / ``tool_use`` content blocks;
   ``stop_reason`` is ``tool_use`` or ``end_turn``. A request that is not one of those
   prompts is answered ``UNKNOWN``, except a *side request* (below), answered ``SIDE_REPLY``.

@@ -1,11 +1,10 @@
 """What the fake ``claude`` and ``codex`` executables share: the recorded lines, real MCP
-connections to the configured servers, and the scripted tier-1 tasks."""
+connections to the configured servers, and the scripts studies register for their prompts."""
 
 from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -17,6 +16,9 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+
+from pairbench import _registry
+from pairbench.studies import CliScript
 
 RECORDED = Path(__file__).parent / "recorded"
 
@@ -104,30 +106,14 @@ async def with_servers(
     return await nest(0)
 
 
-@dataclass(frozen=True)
-class Task:
-    calls: list[tuple[str, dict[str, Any]]]
-    say: str
-    answer: Callable[[dict[str, Any]], str]
-
-
-def task_for(prompt: str) -> Task | None:
-    """The scripted behaviour for a prompt (the tier-1 mcp-transports tasks), or None."""
-    discover: tuple[str, dict[str, Any]] = ("list_repositories", {})
-    if m := re.search(r"title of issue #(\d+) in the repository (\S+?)\?", prompt):
-        args: dict[str, Any] = {"repo": m[2], "number": int(m[1])}
-        return Task([discover, ("get_issue", args)], f"Looking up issue {m[1]}.", _get("title"))
-    if m := re.search(r'open issues labeled "([^"]+)" does the repository (\S+) have', prompt):
-        args = {"repo": m[2], "label": m[1], "state": "open"}
-        return Task([discover, ("list_issues", args)], "Listing open issues.", _get("count"))
-    if m := re.search(r"text of line (\d+) of the file (\S+) in the repository (\S+?)\?", prompt):
-        args = {"repo": m[3], "path": m[2], "line": int(m[1])}
-        return Task([discover, ("read_file", args)], f"Reading {m[2]}.", _get("line_text"))
+def task_for(prompt: str) -> CliScript | None:
+    """The scripted behaviour for a prompt: the first registered study's script that claims
+    it (``pairbench.cli_scripts``), or None."""
+    for name in _registry.names("cli_scripts"):
+        script: CliScript | None = _registry.load("cli_scripts", name)(prompt)
+        if script is not None:
+            return script
     return None
-
-
-def _get(key: str) -> Callable[[dict[str, Any]], str]:
-    return lambda result: str(result.get(key, ""))
 
 
 def parse_result(text: str) -> dict[str, Any]:

@@ -10,9 +10,9 @@ fails with the real message and exit 1), connects to every server of ``--mcp-con
 the official ``mcp`` client (stdio: spawns the command; http: url + headers), really calls
 tools (they reach the fixture's audit log) and prints events built from the lines recorded
 in ``recorded/claude_reference.jsonl``, with realistic pauses. The behaviour is scripted
-from the prompt (the tier-1 mcp-transports tasks); ``FAKE_CLAUDE_SCENARIO`` adds awkward
-cases: ``auth_failure``, ``duplicate_usage``, ``events_after_result``, ``failed_server``,
-``tool_search``, ``max_turns``.
+from the prompt (by the scripts studies register under ``pairbench.cli_scripts``);
+``FAKE_CLAUDE_SCENARIO`` adds awkward cases: ``auth_failure``, ``duplicate_usage``,
+``events_after_result``, ``failed_server``, ``tool_search``, ``max_turns``.
 """
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ async def act(
         result, new_tokens = parse_result(text), len(text) // 4
     if stream.turns >= limit:
         return stream.result(None, max_turns=True)
-    answer = task.answer(result) if result else NO_TOOLS
+    answer = task.answer(result) if result or not task.calls else NO_TOOLS
     await stream.message([{"type": "text", "text": answer}], new_tokens)
     return stream.result(answer)
 

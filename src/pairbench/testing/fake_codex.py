@@ -200,7 +200,7 @@ async def run(args: argparse.Namespace, prompt: str, scenario: str) -> int:
                     ev.done(item, text, text if is_error else None)
                     result = parse_result(text)
                 await ev.model_call(len(json.dumps(result)) // 4 + 10, 25)
-            answer = task.answer(result) if result else NO_TOOLS
+            answer = task.answer(result) if result or not task.calls else NO_TOOLS
         message = {"id": ev.item_id(), "type": "agent_message", "text": answer}
         ev.out({"type": "item.completed", "item": message})
         ev.out(copy.deepcopy(ev.turn_done) | {"usage": dict(ev.usage)})

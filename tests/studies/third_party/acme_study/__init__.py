@@ -3,7 +3,9 @@ the ``pairbench.studies`` entry point, using only pairbench's public API.
 
 It adds a report section (``acme-lengths``) and a plot (``acme-bars``) built from its own
 report part, a ``pairbench study acme-study hello`` command, a scorer, and its agent's reply
-for the test doubles (a prompt that says ``ACME-GREETING``).
+for the test doubles (a prompt that says ``ACME-GREETING``): the Chat Completions double's
+reply (``Study.double``) and the fake Claude Code and Codex CLIs' script (``cli_script``,
+under the ``pairbench.cli_scripts`` entry point).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import typer
 from pydantic import BaseModel, ConfigDict
 
 from pairbench import (
+    CliScript,
     ScoredAnswer,
     Study,
     StudyPlot,
@@ -30,6 +33,11 @@ from pairbench.report import Figure, Omitted, Section, Table
 
 GREETING = "ACME-GREETING"
 REPLY = "acme says hello"
+
+
+def cli_script(prompt: str) -> CliScript | None:
+    """The fake CLIs' behaviour for the study's prompt: no tool calls, the greeting."""
+    return CliScript((), "", lambda _result: REPLY) if GREETING in prompt else None
 
 
 class Lengths(BaseModel):
