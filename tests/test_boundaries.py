@@ -17,23 +17,34 @@ SRC = Path(pairbench.__path__[0])
 
 
 def study_imports(path: Path, root: Path = SRC) -> list[str]:
-    """The ``pairbench.studies.<name>`` modules a source file imports (any depth, any place)."""
+    """The ``pairbench.studies.<name>`` modules a source file imports (any depth, any place):
+    absolute and relative imports, and ``importlib.import_module`` / ``__import__`` of a
+    constant name."""
+    package = path.relative_to(root.parent).with_suffix("").parts[:-1]
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        names: list[str] = []
-        if not isinstance(node, ast.Import | ast.ImportFrom):
-            continue
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names if _is_study(alias.name)]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == "pairbench.studies":
-                names = [
-                    f"pairbench.studies.{a.name}" for a in node.names if a.name not in _PROTOCOL
-                ]
-            elif _is_study(node.module):
-                names = [node.module]
-        found += [f"{path.relative_to(root.parent)}:{node.lineno}: {name}" for name in names]
+        if isinstance(node, ast.Import | ast.ImportFrom | ast.Call):
+            names = _imported(node, package)
+            found += [f"{path.relative_to(root.parent)}:{node.lineno}: {n}" for n in names]
     return found
+
+
+def _imported(node: ast.Import | ast.ImportFrom | ast.Call, package: tuple[str, ...]) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names if _is_study(alias.name)]
+    if isinstance(node, ast.ImportFrom):
+        base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+        module = ".".join(p for p in (base, node.module or "") if p)
+        if module == "pairbench.studies":
+            return [f"{module}.{a.name}" for a in node.names if a.name not in _PROTOCOL]
+        return [module] if _is_study(module) else []
+    func, args = node.func, node.args
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name not in {"import_module", "__import__"} or not args:
+        return []
+    first = args[0]
+    named = isinstance(first, ast.Constant) and isinstance(first.value, str)
+    return [first.value] if named and _is_study(first.value) else []  # type: ignore[attr-defined]
 
 
 def _is_study(module: str) -> bool:
@@ -68,6 +79,10 @@ def test_the_check_fires_on_a_core_module_that_imports_a_study(tmp_path: Path) -
         "    from pairbench.studies.acme._x import X\n"
         "def f() -> None:\n"
         "    import pairbench.studies.acme\n"
+        "    from ..studies.acme import thing\n"
+        "    from ..studies import acme, Study\n"
+        "    from . import _fine\n"
+        "    importlib.import_module('pairbench.studies.acme._y')\n"
     )
     copy = tmp_path / "pairbench" / "report" / "_imports_a_study.py"
     copy.parent.mkdir(parents=True)
@@ -77,4 +92,7 @@ def test_the_check_fires_on_a_core_module_that_imports_a_study(tmp_path: Path) -
         "pairbench.studies.acme",
         "pairbench.studies.acme._x",
         "pairbench.studies.acme",
+        "pairbench.studies.acme",
+        "pairbench.studies.acme",
+        "pairbench.studies.acme._y",
     ]
