@@ -125,19 +125,8 @@ def _not_run(run_dir: RunDir, info: RunRecord, table: TrialTable) -> TrialTable:
     schedule = info.schedule
     if not isinstance(schedule, dict):
         return table
-    final = ~table.columns["kept"]
-    arms = np.array(table.categories["arm"] + [""], dtype=object)
-    tasks = np.array(table.categories["task"] + [""], dtype=object)
-    have = set(
-        zip(
-            arms[table.columns["arm"][final]].tolist(),
-            tasks[table.columns["task"][final]].tolist(),
-            table.columns["trial"][final].tolist(),
-            strict=True,
-        )
-    )
     try:
-        rows = _not_run_rows(info, schedule, have)
+        rows = _not_run_rows(info, schedule, table)
         return table.concat(TrialTable.from_rows(rows)) if rows else table
     except (KeyError, TypeError, ValueError, AttributeError, ValidationError) as exc:
         # Read as plain JSON (a million pairs validate slowly), so its shape is checked here.
@@ -154,30 +143,51 @@ def _not_run(run_dir: RunDir, info: RunRecord, table: TrialTable) -> TrialTable:
         ) from None
 
 
-def _not_run_rows(
-    info: RunRecord, schedule: dict[str, Any], have: set[tuple[str, str, int]]
-) -> list[TrialRow]:
+def _not_run_rows(info: RunRecord, schedule: dict[str, Any], table: TrialTable) -> list[TrialRow]:
+    # Each (task, trial, arm) as one integer over the table's own codes, so the plan (a
+    # million arms in a large run) is matched against the results by one np.isin rather
+    # than a million tuples hashed into a set and looked up; a name or trial the table
+    # never saw gets -1, which matches nothing.
+    cols = table.columns
+    final = ~cols["kept"]
+    arm_code = {arm: i for i, arm in enumerate(table.categories["arm"])}
+    task_code = {task: i for i, task in enumerate(table.categories["task"])}
+    width = int(cols["trial"].max()) + 1 if len(cols["trial"]) else 1
+    n_arms = max(len(arm_code), 1)
+
+    def code(task: str, trial: int, arm: str) -> int:
+        t, a = task_code.get(task, -1), arm_code.get(arm, -1)
+        return (t * width + trial) * n_arms + a if t >= 0 and a >= 0 and 0 <= trial < width else -1
+
+    have = (cols["task"][final].astype(np.int64) * width + cols["trial"][final]) * n_arms
+    have += cols["arm"][final]
+    pairs = schedule.get("pairs", [])
+    each = (code(str(p["task"]), int(p["trial"]), arm) for p in pairs for arm in p["order"])
+    missing = ~np.isin(np.fromiter(each, np.int64), have)
+    if not missing.any():
+        return []
+    planned = [
+        (str(pair["task"]), int(pair["trial"]), position, arm)
+        for pair in pairs
+        for position, arm in enumerate(pair["order"])
+    ]
+    missing_at = np.flatnonzero(missing).tolist()
     status = info.status
     labels = {t.id: t.labels or {} for t in info.tasks}
-    rows = []
-    for pair in schedule.get("pairs", []):
-        task, trial = str(pair["task"]), int(pair["trial"])
-        for position, arm in enumerate(pair["order"]):
-            if (arm, task, trial) in have:
-                continue
-            rows.append(
-                {
-                    "arm": arm,
-                    "task": task,
-                    "trial": trial,
-                    "attempt": 0,
-                    "kept": False,
-                    "outcome": "not_run",
-                    "start_order": position,
-                    "reason": f"no result: run {status}",
-                    "labels": json.dumps(labels.get(task, {}), sort_keys=True),
-                }
-            )
+    rows = [
+        {
+            "arm": arm,
+            "task": task,
+            "trial": trial,
+            "attempt": 0,
+            "kept": False,
+            "outcome": "not_run",
+            "start_order": position,
+            "reason": f"no result: run {status}",
+            "labels": json.dumps(labels.get(task, {}), sort_keys=True),
+        }
+        for task, trial, position, arm in (planned[i] for i in missing_at)
+    ]
     return _ROWS.validate_python(rows)  # in one call: a row at a time is slower
 
 
