@@ -199,11 +199,12 @@ def study_sections(
     s: Mapping[str, Any],
 ) -> dict[str, Callable[[Mapping[str, Any]], Section | None]]:
     """The named study's sections (none when the summary names no study, or it adds none)."""
-    report = _study_report(s)
+    report = study_report(s)
     return {} if report is None else {x.name: x.build for x in report.sections}
 
 
-def _study_report(s: Mapping[str, Any]) -> StudyReport | None:
+def study_report(s: Mapping[str, Any]) -> StudyReport | None:
+    """The named study's report part (sections and plots); None when it adds none here."""
     slot = s.get("study")
     if not slot or slot.get("missing"):
         return None
@@ -240,7 +241,7 @@ def _missing_study(s: Mapping[str, Any]) -> Section | None:
 
 def plot_homes(s: Mapping[str, Any]) -> dict[str, str]:
     """The section each plot sits in: the core's and the named study's plots."""
-    report = _study_report(s)
+    report = study_report(s)
     return {**PLOT_HOME, **({} if report is None else {p.name: p.home for p in report.plots})}
 
 
