@@ -6,11 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from pairbench.report.summary import _sections
 from pairbench.report.summary._arms import arm_identities
-from pairbench.report.summary._common import CONFIDENCE, no_p_value, proportion
+from pairbench.report.summary._common import CONFIDENCE, OUTCOME_ORDER, no_p_value, proportion
 from pairbench.report.summary._frame import Frame, build_frame
 from pairbench.report.summary._hypotheses import hypotheses
 from pairbench.report.summary._metric_values import METRICS, metric_values
@@ -37,22 +36,7 @@ from pairbench.store._records import SCORED_OUTCOMES, TrialResult
 from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
 
-OUTCOME_ORDER = (
-    "passed",
-    "failed",
-    "parse_failure",
-    "agent_error",
-    "timeout",
-    "output_limit",
-    "memory_limit",
-    "disk_limit",
-    "process_limit",
-    "infra",
-    "not_run",
-    "interrupted",
-)
 ATTENTION_OUTCOMES = ("not_run", "infra", "interrupted", "agent_error")
-Ints = npt.NDArray[np.int64]
 
 
 def _arm(frame: Frame, i: int, without: Passed) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pairbench.report.summary._common import OUTCOME_ORDER
 from pairbench.report.view import _format as f
 from pairbench.report.view import _hypotheses as vh
 from pairbench.report.view import _imported as vimported
@@ -27,20 +28,11 @@ PLOTS_NOT_DRAWN = (
     "always shows them"
 )
 """The meta line of a report written without its plots."""
-OUTCOME_HEADERS = (
-    "passed",
-    "failed",
-    "parse_failure",
-    "agent_error",
-    "timeout",
-    "output_limit",
-    "memory_limit",
-    "disk_limit",
-    "process_limit",
-    "infra (attempts kept)",
-    "not_run (misses)",
-    "interrupted",
+OUTCOME_HEADERS = tuple(
+    {"infra": "infra (attempts kept)", "not_run": "not_run (misses)"}.get(o, o)
+    for o in OUTCOME_ORDER
 )
+"""Column headers of the outcome counts: the summary's keys, in its order (``outcomes``)."""
 
 
 def _per_arm(arms: list[str], cells: Mapping[str, Any], fmt: Any) -> list[str]:
