@@ -42,13 +42,9 @@ def spread(
             {"arm": arm, "censored": censored, **_points(values.value[rows[mine & measured]])}
         )
     diffs = []
+    both = rows[measured]
     for a, b in pairs:
-        in_a = rows[(frame.arm[rows] == a) & measured]
-        in_b = rows[(frame.arm[rows] == b) & measured]
-        # A trial's key is unique within an arm's final rows, so the match is one-to-one.
-        _, ia, ib = np.intersect1d(
-            frame.trial_keys(in_a), frame.trial_keys(in_b), return_indices=True
-        )
-        d = values.value[in_a[ia]] - values.value[in_b[ib]]
+        in_a, in_b = frame.paired(frame.of_arm(both, a), frame.of_arm(both, b))
+        d = values.value[in_a] - values.value[in_b]
         diffs.append({"a": frame.arms[a], "b": frame.arms[b], **_points(d)})
     return {"metric": metric, "unit": "ms", "arms": arms, "pairs": diffs}
