@@ -85,8 +85,7 @@ def _attention(frame: Frame, planned: int) -> dict[str, Any]:
     listed = everything[frame.mask(*ATTENTION_OUTCOMES)[everything]]
     group = np.isin(listed, frame.kept).astype(np.int64)
     listed = listed[np.lexsort((group, frame.trial[listed], frame.task[listed], frame.arm[listed]))]
-    for outcome in ATTENTION_OUTCOMES:
-        out[outcome] = []
+    out |= {outcome: [] for outcome in ATTENTION_OUTCOMES}
     answers, reasons = table.categories["answer"], table.categories["reason"]
     for r in listed.tolist():
         answer = int(table.columns["answer"][r])
