@@ -116,12 +116,8 @@ def heatmap_plot(s: Mapping[str, Any]) -> Figure | Omitted:
     shown = tasks[:MAX_HEATMAP_TASKS]
     import numpy as np
 
-    grid = np.array(
-        [
-            [np.nan if t["arms"][a]["estimate"] is None else t["arms"][a]["estimate"] for a in arms]
-            for t in shown
-        ]
-    )
+    # A cell with no scored trial (estimate None) becomes NaN: drawn blank.
+    grid = np.array([[t["arms"][a]["estimate"] for a in arms] for t in shown], dtype=np.float64)
     fig = _figure(1.8 + 1.1 * len(arms), 0.8 + 0.24 * len(shown))
     ax = fig.subplots()
     image = ax.imshow(grid, cmap="RdYlGn", vmin=0.0, vmax=1.0, aspect="auto")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -113,10 +114,6 @@ def _declared_report(run: RunRecord) -> dict[str, Any]:
         "sections": report.get("sections"),
         "plots": report.get("plots"),
     }
-
-
-def _all_pairs(arms: int) -> list[tuple[int, int]]:
-    return [(i, j) for i in range(arms) for j in range(i + 1, arms)]
 
 
 def _planned(run: RunRecord) -> int:
@@ -234,7 +231,7 @@ def summarize(
         "manual_review": manual_review(frame),
         "fields": field_accuracy(frame),
         "failures": failure_reasons(frame),
-        "latency": spread(frame, values["wall_ms"], "wall_ms", _all_pairs(len(arms))),
+        "latency": spread(frame, values["wall_ms"], "wall_ms", combinations(range(len(arms)), 2)),
         "attention": _attention(frame, planned),
         "study": study,
     }

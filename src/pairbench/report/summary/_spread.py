@@ -3,6 +3,7 @@ latency plot draws (a box per arm on a log scale) and its table states."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ def _points(values: npt.NDArray[np.float64]) -> dict[str, Any]:
 
 
 def spread(
-    frame: Frame, values: Values, metric: str, pairs: list[tuple[int, int]]
+    frame: Frame, values: Values, metric: str, pairs: Iterable[tuple[int, int]]
 ) -> dict[str, Any]:
     """Quantiles of ``metric`` over each arm's scored final trials (measured, uncensored
     values only) and over each pair's paired differences (a minus b, trials both measured).
