@@ -64,6 +64,7 @@ def decision_message(h: HypothesisResult) -> str:
     if h.verdict == NOT_COMPUTED or (h.mean is None and h.rate is None):
         return f"{h.verdict}: {h.reason or 'no analysis recorded'}; {used}"
     passed = h.verdict in PASSED
+    where = "inside" if passed else "not inside"
     unit = f" {h.unit}" if h.unit and h.unit != "proportion" else ""
     margin = ""
     if h.margin is not None:
@@ -72,7 +73,6 @@ def decision_message(h: HypothesisResult) -> str:
         margin = f"±{_g(h.margin.value)}{unit}{shown}"
     if h.rate is not None:
         r = h.rate
-        where = "inside" if passed else "not inside"
         return (
             f"{h.verdict}: {h.metric} rate {h.a} {_g(r.rate_a)} − {h.b} {_g(r.rate_b)} = "
             f"{_g(r.difference)}, 95% CI {_ci(r.ci95)} {where} {margin}; exact McNemar "
@@ -88,7 +88,6 @@ def decision_message(h: HypothesisResult) -> str:
         return (
             f"{head} {'excludes' if passed else 'includes'} 0; paired t p = {_g(m.p_value)}; {used}"
         )
-    where = "inside" if passed else "not inside"
     return f"{head} {where} {margin}; TOST p = {_g(m.tost_p)}; {used}"
 
 

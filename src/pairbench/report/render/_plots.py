@@ -20,14 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pairbench.report.render._plot_svg import (
-    COLORS as _COLORS,
-)
-from pairbench.report.render._plot_svg import (
-    _figure,
-    _pct,
-    _svg,
-)
+from pairbench.report.render._plot_svg import COLORS, _figure, _pct, _svg
 from pairbench.report.render._plots_measured import (
     fields_plot,
     latency_plot,
@@ -38,6 +31,8 @@ from pairbench.report.view._doc import Figure, Omitted, Table
 
 PLOTS = ("success", "task-heatmap", "latency", "transport", "tokens", "fields")
 """Every plot a study may declare (``report.plots``), in the order reports show them."""
+Draw = Callable[[Mapping[str, Any]], Figure | Omitted]
+"""A plot's builder: the figure it draws from a summary, or why it has nothing to draw."""
 MAX_HEATMAP_TASKS = 80
 """Tasks drawn in the heatmap; a longer task list is cut there, and the figure says so."""
 
@@ -64,15 +59,7 @@ def success_plot(s: Mapping[str, Any]) -> Figure | Omitted:
     pairs = [p for p in s["pairs"] if p["declared"] and p["difference"]["ci95"] is not None]
     fig = _figure(8.0, 0.6 + 0.32 * max(len(arms), len(pairs), 2))
     left, right = fig.subplots(1, 2, squeeze=True) if pairs else (fig.subplots(), None)
-    points = [
-        {
-            "estimate": a["success"]["estimate"],
-            "low": a["success"]["low"],
-            "high": a["success"]["high"],
-        }
-        for a in arms
-    ]
-    _interval_rows(left, [a["arm"] for a in arms], points, _COLORS[0])
+    _interval_rows(left, [a["arm"] for a in arms], [a["success"] for a in arms], COLORS[0])
     left.set_xlim(-0.02, 1.02)
     left.set_xlabel("success (passed / scored), 95% Wilson interval")
     rows = [
@@ -97,7 +84,7 @@ def success_plot(s: Mapping[str, Any]) -> Figure | Omitted:
             }
             for p in pairs
         ]
-        _interval_rows(right, labels, diff, _COLORS[1])
+        _interval_rows(right, labels, diff, COLORS[1])
         right.axvline(0.0, color="#555555", linewidth=0.8, linestyle="--")
         right.set_xlim(-1.02, 1.02)
         right.set_xlabel("paired difference (A - B), 95% Newcombe interval")
@@ -129,12 +116,8 @@ def heatmap_plot(s: Mapping[str, Any]) -> Figure | Omitted:
     shown = tasks[:MAX_HEATMAP_TASKS]
     import numpy as np
 
-    grid = np.array(
-        [
-            [np.nan if t["arms"][a]["estimate"] is None else t["arms"][a]["estimate"] for a in arms]
-            for t in shown
-        ]
-    )
+    # A cell with no scored trial (estimate None) becomes NaN: drawn blank.
+    grid = np.array([[t["arms"][a]["estimate"] for a in arms] for t in shown], dtype=np.float64)
     fig = _figure(1.8 + 1.1 * len(arms), 0.8 + 0.24 * len(shown))
     ax = fig.subplots()
     image = ax.imshow(grid, cmap="RdYlGn", vmin=0.0, vmax=1.0, aspect="auto")
@@ -162,7 +145,7 @@ def heatmap_plot(s: Mapping[str, Any]) -> Figure | Omitted:
     )
 
 
-_BUILDERS: dict[str, Callable[[Mapping[str, Any]], Figure | Omitted]] = {
+_BUILDERS: dict[str, Draw] = {
     "success": success_plot,
     "task-heatmap": heatmap_plot,
     "latency": latency_plot,
@@ -172,16 +155,11 @@ _BUILDERS: dict[str, Callable[[Mapping[str, Any]], Figure | Omitted]] = {
 }
 
 
-def _study_plots(
-    s: Mapping[str, Any],
-) -> dict[str, Callable[[Mapping[str, Any]], Figure | Omitted]]:
+def _study_plots(s: Mapping[str, Any]) -> dict[str, Draw]:
     """The named study's plots (``Study.report.plots``), after the core's."""
-    slot = s.get("study")
-    if not slot or slot.get("missing"):
-        return {}
-    from pairbench.studies import load_study
+    from pairbench.report.view._build import study_report
 
-    report = load_study(slot["name"]).report
+    report = study_report(s)
     return {} if report is None else {p.name: _checked(p.name, p.draw) for p in report.plots}
 
 
@@ -192,9 +170,7 @@ _UNSAFE_SVG = re.compile(
 )
 
 
-def _checked(
-    name: str, draw: Callable[[Mapping[str, Any]], Figure | Omitted]
-) -> Callable[[Mapping[str, Any]], Figure | Omitted]:
+def _checked(name: str, draw: Draw) -> Draw:
     """A study's plot, kept off the page when its SVG could run or load anything: the one
     unescaped insertion in report.html is a plot's SVG, and a plugin's is not ours."""
 

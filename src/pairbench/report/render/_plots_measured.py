@@ -6,15 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pairbench.report.render._plot_svg import (
-    COLORS as _COLORS,
-)
-from pairbench.report.render._plot_svg import (
-    _figure,
-    _fmt,
-    _log_x,
-    _svg,
-)
+from pairbench.report.render._plot_svg import COLORS, _figure, _fmt, _log_x, _svg
 from pairbench.report.view._doc import Figure, Omitted, Table
 
 TOKEN_KINDS = (
@@ -42,6 +34,13 @@ def _box(q: Sequence[float], label: str) -> dict[str, Any]:
     }
 
 
+def _boxes(ax: Any, boxes: list[dict[str, Any]]) -> None:
+    """Horizontal boxes, the first on top."""
+    # The fliers are the min and max (see _box), drawn as ticks.
+    flier = {"marker": "|", "markersize": 6}
+    ax.bxp(boxes[::-1], orientation="horizontal", showfliers=True, flierprops=flier)
+
+
 def latency_plot(s: Mapping[str, Any]) -> Figure | Omitted:
     spread = s["latency"]
     arms = [a for a in spread["arms"] if a["quantiles"] is not None]
@@ -50,12 +49,7 @@ def latency_plot(s: Mapping[str, Any]) -> Figure | Omitted:
     pairs = [p for p in spread["pairs"] if p["quantiles"] is not None]
     fig = _figure(8.0, 0.8 + 0.36 * max(len(arms), len(pairs), 2))
     left, right = fig.subplots(1, 2) if pairs else (fig.subplots(), None)
-    left.bxp(
-        [_box(a["quantiles"], a["arm"]) for a in arms][::-1],
-        orientation="horizontal",
-        showfliers=True,
-        flierprops={"marker": "|", "markersize": 6},
-    )
+    _boxes(left, [_box(a["quantiles"], a["arm"]) for a in arms])
     if all(a["quantiles"][0] > 0 for a in arms):
         _log_x(left)
     left.set_xlabel("wall time, ms (log): box 25-75%, whiskers 5-95%, ticks min, max")
@@ -64,12 +58,7 @@ def latency_plot(s: Mapping[str, Any]) -> Figure | Omitted:
         for a in arms
     ]
     if right is not None:
-        right.bxp(
-            [_box(p["quantiles"], f"{p['a']} - {p['b']}") for p in pairs][::-1],
-            orientation="horizontal",
-            showfliers=True,
-            flierprops={"marker": "|", "markersize": 6},
-        )
+        _boxes(right, [_box(p["quantiles"], f"{p['a']} - {p['b']}") for p in pairs])
         right.axvline(0.0, color="#555555", linewidth=0.8, linestyle="--")
         right.set_xlabel("paired difference A - B (ms)")
         rows += [
@@ -92,7 +81,7 @@ def transport_plot(s: Mapping[str, Any]) -> Figure | Omitted:
     left, right = fig.subplots(1, 2, width_ratios=(1, 2.4))
     ys = list(range(len(arms)))[::-1]
     connect = [t["connect_ms"]["median"] for t in arms]
-    left.barh(ys, [c or 0.0 for c in connect], color=[_COLORS[i % 7] for i in range(len(arms))])
+    left.barh(ys, [c or 0.0 for c in connect], color=[COLORS[i % 7] for i in range(len(arms))])
     left.set_yticks(ys, [t["arm"] for t in arms])
     left.set_xlabel("connect, median ms")
     rows = [
@@ -119,7 +108,7 @@ def transport_plot(s: Mapping[str, Any]) -> Figure | Omitted:
                 [y for y, _ in drawn],
                 [v for _, v in drawn],
                 height=height * 0.9,
-                color=_COLORS[i % 7],
+                color=COLORS[i % 7],
                 label=t["arm"],
             )
         for x in tools:
@@ -165,7 +154,7 @@ def tokens_plot(s: Mapping[str, Any]) -> Figure | Omitted:
     left = [0.0] * len(bars)
     for k, (_, label) in enumerate(TOKEN_KINDS):
         widths = [b[1][k] or 0.0 for b in bars]
-        ax.barh(ys, widths, left=left, color=_COLORS[k], label=label, hatch=None)
+        ax.barh(ys, widths, left=left, color=COLORS[k], label=label, hatch=None)
         left = [a + w for a, w in zip(left, widths, strict=True)]
     # Estimated bars are hatched and labelled: never read as measured.
     for y, b in zip(ys, bars, strict=True):
@@ -202,12 +191,12 @@ def fields_plot(s: Mapping[str, Any]) -> Figure | Omitted:
             if cell["estimate"] is None:
                 continue
             y = p + 0.4 - height * (i + 0.5)
-            ax.plot([cell["low"], cell["high"]], [y, y], color=_COLORS[i % 7], linewidth=1.5)
+            ax.plot([cell["low"], cell["high"]], [y, y], color=COLORS[i % 7], linewidth=1.5)
             ax.plot(
                 [cell["estimate"]],
                 [y],
                 "o",
-                color=_COLORS[i % 7],
+                color=COLORS[i % 7],
                 markersize=4,
                 label=arm if p == positions[0] else None,
             )

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import combinations
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from pairbench.report.summary import _sections
 from pairbench.report.summary._arms import arm_identities
-from pairbench.report.summary._common import CONFIDENCE, no_p_value, proportion
+from pairbench.report.summary._common import CONFIDENCE, OUTCOME_ORDER, no_p_value, proportion
 from pairbench.report.summary._frame import Frame, build_frame
 from pairbench.report.summary._hypotheses import hypotheses
 from pairbench.report.summary._metric_values import METRICS, metric_values
@@ -37,22 +37,7 @@ from pairbench.store._records import SCORED_OUTCOMES, TrialResult
 from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable
 
-OUTCOME_ORDER = (
-    "passed",
-    "failed",
-    "parse_failure",
-    "agent_error",
-    "timeout",
-    "output_limit",
-    "memory_limit",
-    "disk_limit",
-    "process_limit",
-    "infra",
-    "not_run",
-    "interrupted",
-)
 ATTENTION_OUTCOMES = ("not_run", "infra", "interrupted", "agent_error")
-Ints = npt.NDArray[np.int64]
 
 
 def _arm(frame: Frame, i: int, without: Passed) -> dict[str, Any]:
@@ -101,8 +86,7 @@ def _attention(frame: Frame, planned: int) -> dict[str, Any]:
     listed = everything[frame.mask(*ATTENTION_OUTCOMES)[everything]]
     group = np.isin(listed, frame.kept).astype(np.int64)
     listed = listed[np.lexsort((group, frame.trial[listed], frame.task[listed], frame.arm[listed]))]
-    for outcome in ATTENTION_OUTCOMES:
-        out[outcome] = []
+    out |= {outcome: [] for outcome in ATTENTION_OUTCOMES}
     answers, reasons = table.categories["answer"], table.categories["reason"]
     for r in listed.tolist():
         answer = int(table.columns["answer"][r])
@@ -130,10 +114,6 @@ def _declared_report(run: RunRecord) -> dict[str, Any]:
         "sections": report.get("sections"),
         "plots": report.get("plots"),
     }
-
-
-def _all_pairs(arms: int) -> list[tuple[int, int]]:
-    return [(i, j) for i in range(arms) for j in range(i + 1, arms)]
 
 
 def _planned(run: RunRecord) -> int:
@@ -251,7 +231,7 @@ def summarize(
         "manual_review": manual_review(frame),
         "fields": field_accuracy(frame),
         "failures": failure_reasons(frame),
-        "latency": spread(frame, values["wall_ms"], "wall_ms", _all_pairs(len(arms))),
+        "latency": spread(frame, values["wall_ms"], "wall_ms", combinations(range(len(arms)), 2)),
         "attention": _attention(frame, planned),
         "study": study,
     }

@@ -11,7 +11,15 @@ import numpy.typing as npt
 
 from pairbench.analysis import median, wilson
 from pairbench.schedule import derive_run_seed
+from pairbench.store._records import LIMIT_OUTCOMES
 from pairbench.store._run_record import RunRecord
+
+OUTCOME_ORDER = (
+    "passed", "failed", "parse_failure", "agent_error", "timeout", *LIMIT_OUTCOMES,
+    "infra", "not_run", "interrupted",
+)  # fmt: skip
+"""The order of an arm's outcome counts (``summary.arms[].outcomes``) and of the report's
+columns of them."""
 
 CONFIDENCE = 0.95
 """Every interval in the report is at this confidence (ARCHITECTURE.md, Analysis defaults)."""

@@ -86,6 +86,13 @@ class Frame:
         width = int(self.trial.max(initial=0)) + 1
         return self.task[rows] * width + self.trial[rows]
 
+    def paired(self, a: Ints, b: Ints) -> tuple[Ints, Ints]:
+        """Rows of ``a`` and of ``b`` on the same (task, trial), aligned; each side holds at
+        most one row per trial (one arm's final rows, say)."""
+        keys_a, keys_b = self.trial_keys(a), self.trial_keys(b)
+        _, ia, ib = np.intersect1d(keys_a, keys_b, assume_unique=True, return_indices=True)
+        return a[ia], b[ib]
+
     def labels(self) -> dict[str, dict[str, Any]]:
         """Task labels from run.json; for an undeclared task, its first record's labels."""
         out = {t.id: dict(t.labels or {}) for t in self.run.tasks}

@@ -38,14 +38,10 @@ def _paired_rows(frame: Frame, h: Hypothesis, tasks: list[str]) -> tuple[Rows, R
     if a not in frame.arms or b not in frame.arms:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    counted = np.isin(frame.task, [frame.tasks.index(t) for t in tasks])
-    rows = []
-    for arm in (a, b):
-        mine = frame.of_arm(frame.scored, frame.arms.index(arm))
-        rows.append(mine[counted[mine]])
-    keys_a, keys_b = frame.trial_keys(rows[0]), frame.trial_keys(rows[1])
-    _, ia, ib = np.intersect1d(keys_a, keys_b, assume_unique=True, return_indices=True)
-    return rows[0][ia], rows[1][ib]
+    counted = frame.scored[np.isin(frame.task[frame.scored], [frame.tasks.index(t) for t in tasks])]
+    return frame.paired(
+        frame.of_arm(counted, frame.arms.index(a)), frame.of_arm(counted, frame.arms.index(b))
+    )
 
 
 def _margin(h: Hypothesis, value: float | None) -> dict[str, Any] | None:
@@ -177,16 +173,7 @@ def judge(
     missing = [arm for arm in h.arms if arm not in frame.arms]
     if missing:
         body |= {"verdict": "not computed", "reason": f"arm '{missing[0]}' has no records"}
-    return head | {
-        "n": body["n"],
-        "dropped": body["dropped"],
-        "margin": body["margin"],
-        "mean": body["mean"],
-        "rate": body["rate"],
-        "invariance": exact,
-        "verdict": body["verdict"],
-        "reason": body["reason"],
-    }
+    return head | body | {"invariance": exact}
 
 
 def _unreadable(i: int, raw: Any, exc: ValidationError) -> dict[str, Any]:
@@ -211,10 +198,7 @@ def _unreadable(i: int, raw: Any, exc: ValidationError) -> dict[str, Any]:
         "pairs": 0,
         "n": 0,
         "dropped": dict(NO_DROPS),
-        "margin": None,
-        "mean": None,
-        "rate": None,
-        "invariance": None,
+        **dict.fromkeys(("margin", "mean", "rate", "invariance")),
         "verdict": "not computed",
         "reason": f"run.json's declaration does not validate ({where}: {error['msg']})",
     }

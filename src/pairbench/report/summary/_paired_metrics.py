@@ -18,12 +18,11 @@ import numpy.typing as npt
 from pairbench.analysis import (
     censored_median,
     censored_paired_differences,
-    median,
     order_statistic_rank,
     paired_median_difference,
     paired_median_difference_censored,
 )
-from pairbench.report.summary._common import CONFIDENCE, ci95
+from pairbench.report.summary._common import CONFIDENCE, ci95, median_or_none
 from pairbench.report.summary._metric_values import METRICS, Values
 
 Floats = npt.NDArray[np.float64]
@@ -52,10 +51,8 @@ def _bounded_median(values: Sequence[float], censored: Sequence[bool]) -> dict[s
 def _arm_median(values: Floats, censored: Bools, limit: float | None) -> dict[str, Any]:
     counts = {"n": len(values), "n_censored": int(censored.sum())}
     exact = {"censored": False, "relation": "=", "bound": None}
-    if not len(values):
-        return {"estimate": None, **exact, **counts}
     if not censored.any():
-        return {"estimate": median(values), **exact, **counts}
+        return {"estimate": median_or_none(values), **exact, **counts}
     if limit is None or bool((values[~censored] > limit).any()):
         return _bounded_median(values.tolist(), censored.tolist()) | counts
     # A duration censored at the trial timeout: the truth exceeds the limit.

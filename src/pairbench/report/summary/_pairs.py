@@ -50,10 +50,7 @@ def pair_summaries(
         rows_a = frame.of_arm(frame.scored, i)
         for j in range(i + 1, len(arms)):
             arm_b = arms[j]
-            rows_b = frame.of_arm(frame.scored, j)
-            keys_a, keys_b = frame.trial_keys(rows_a), frame.trial_keys(rows_b)
-            _, ia, ib = np.intersect1d(keys_a, keys_b, assume_unique=True, return_indices=True)
-            a, b = rows_a[ia], rows_b[ib]
+            a, b = frame.paired(rows_a, frame.of_arm(frame.scored, j))
             both = passed[a] & passed[b]
             declared = _declared(arm_a, arm_b, comparisons)
             tested = declared and not no_p_value(run)

@@ -46,12 +46,8 @@ def _ledger(run: RunRecord) -> dict[str, Any]:
     return {
         "protocol_version": ledger.get("protocol_version"),
         "ledger": (
-            {
-                "file": ledger.get("file"),
-                "seq": ledger.get("seq"),
-                "line_sha256": ledger.get("line_sha256"),
-                "new_sitting": bool(ledger.get("new_sitting")),
-            }
+            {k: ledger.get(k) for k in ("file", "seq", "line_sha256")}
+            | {"new_sitting": bool(ledger.get("new_sitting"))}
             if ledger
             else None
         ),
@@ -154,9 +150,7 @@ def manual_review(frame: Frame) -> list[dict[str, Any]]:
                 "task": key[1],
                 "trial": key[2],
                 "machine_outcome": machine,
-                "verdict": str(note.get("verdict", "")),
-                "note": str(note.get("note", "")),
-                "reviewer": str(note.get("reviewer", "")),
+                **{k: str(note.get(k, "")) for k in ("verdict", "note", "reviewer")},
             }
         )
     return out

@@ -11,9 +11,6 @@ import numpy.typing as npt
 from pairbench.report.summary._frame import Frame
 from pairbench.store._table import REQUEST_NUMBERS
 
-QUANTITIES = REQUEST_NUMBERS
-"""The per-request numbers the table keeps, each summarised per arm."""
-
 
 def _spread(values: npt.NDArray[np.float64]) -> dict[str, Any]:
     values = values[~np.isnan(values)]
@@ -40,7 +37,7 @@ def model_requests(frame: Frame) -> list[dict[str, Any]]:
                 "trials_with_requests": len(np.unique(req["row"][mine])),
                 "requests": int(mine.sum()),
                 "failed": int((~req["ok"][mine]).sum()),
-                **{q: _spread(req[q][mine]) for q in QUANTITIES},
+                **{q: _spread(req[q][mine]) for q in REQUEST_NUMBERS},
             }
         )
     return out

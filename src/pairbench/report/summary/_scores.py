@@ -11,11 +11,9 @@ import numpy.typing as npt
 
 from pairbench.report.summary._common import proportion
 from pairbench.report.summary._frame import Frame
+from pairbench.store._records import SCORED_OUTCOMES
 
-FAILED_OUTCOMES = (
-    "failed", "parse_failure", "agent_error", "timeout",
-    "output_limit", "memory_limit", "disk_limit", "process_limit",
-)  # fmt: skip
+FAILED_OUTCOMES = SCORED_OUTCOMES - {"passed"}
 """Scored outcomes that are not a pass: each such final trial has its reason listed."""
 EXAMPLES = 10
 """Trials named per failure reason; the count covers them all."""

@@ -91,8 +91,10 @@ def crossover(frame: Frame) -> dict[str, Any]:
     return {"tasks_differing": differing, "by_start_order": by_order}
 
 
-def _median_of(values: npt.NDArray[np.float64]) -> float | None:
-    return median_or_none(values[~np.isnan(values)])
+def _median_n(values: npt.NDArray[np.float64], count: str) -> dict[str, Any]:
+    """The median of the measured values (NaN: not measured), and how many (key ``count``)."""
+    measured = values[~np.isnan(values)]
+    return {"median": median_or_none(measured), count: len(measured)}
 
 
 def _by_tool(
@@ -109,14 +111,8 @@ def _by_tool(
             {
                 "tool": names[code],
                 "calls": int(of_tool.sum()),
-                "client_call_ms": {
-                    "median": _median_of(client),
-                    "n_calls": int((~np.isnan(client)).sum()),
-                },
-                "cold_start_ms": {
-                    "median": _median_of(cold),
-                    "n_trials": int((~np.isnan(cold)).sum()),
-                },
+                "client_call_ms": _median_n(client, "n_calls"),
+                "cold_start_ms": _median_n(cold, "n_trials"),
             }
         )
     return out
@@ -154,22 +150,10 @@ def transport(frame: Frame) -> list[dict[str, Any]]:
         out.append(
             {
                 "arm": arm,
-                "connect_ms": {
-                    "median": _median_of(connect),
-                    "n_trials": int((~np.isnan(connect)).sum()),
-                },
-                "client_call_ms": {
-                    "median": _median_of(client),
-                    "n_calls": int((~np.isnan(client)).sum()),
-                },
-                "server_call_ms": {
-                    "median": _median_of(server),
-                    "n_calls": int((~np.isnan(server)).sum()),
-                },
-                "cold_start_ms": {
-                    "median": _median_of(cold),
-                    "n_trials": int((~np.isnan(cold)).sum()),
-                },
+                "connect_ms": _median_n(connect, "n_trials"),
+                "client_call_ms": _median_n(client, "n_calls"),
+                "server_call_ms": _median_n(server, "n_calls"),
+                "cold_start_ms": _median_n(cold, "n_trials"),
                 "by_tool": _by_tool(table, mine, calls["tool"]),
                 "transport_failures": int(failures.sum()),
                 "trials_with_transport_failures": int((failures > 0).sum()),

@@ -3,6 +3,7 @@ latency plot draws (a box per arm on a log scale) and its table states."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ def _points(values: npt.NDArray[np.float64]) -> dict[str, Any]:
 
 
 def spread(
-    frame: Frame, values: Values, metric: str, pairs: list[tuple[int, int]]
+    frame: Frame, values: Values, metric: str, pairs: Iterable[tuple[int, int]]
 ) -> dict[str, Any]:
     """Quantiles of ``metric`` over each arm's scored final trials (measured, uncensored
     values only) and over each pair's paired differences (a minus b, trials both measured).
@@ -42,13 +43,9 @@ def spread(
             {"arm": arm, "censored": censored, **_points(values.value[rows[mine & measured]])}
         )
     diffs = []
+    both = rows[measured]
     for a, b in pairs:
-        in_a = rows[(frame.arm[rows] == a) & measured]
-        in_b = rows[(frame.arm[rows] == b) & measured]
-        # A trial's key is unique within an arm's final rows, so the match is one-to-one.
-        _, ia, ib = np.intersect1d(
-            frame.trial_keys(in_a), frame.trial_keys(in_b), return_indices=True
-        )
-        d = values.value[in_a[ia]] - values.value[in_b[ib]]
+        in_a, in_b = frame.paired(frame.of_arm(both, a), frame.of_arm(both, b))
+        d = values.value[in_a] - values.value[in_b]
         diffs.append({"a": frame.arms[a], "b": frame.arms[b], **_points(d)})
     return {"metric": metric, "unit": "ms", "arms": arms, "pairs": diffs}

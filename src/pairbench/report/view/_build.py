@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pairbench.report.summary._common import OUTCOME_ORDER
 from pairbench.report.view import _format as f
 from pairbench.report.view import _hypotheses as vh
 from pairbench.report.view import _imported as vimported
@@ -27,24 +28,11 @@ PLOTS_NOT_DRAWN = (
     "always shows them"
 )
 """The meta line of a report written without its plots."""
-OUTCOME_HEADERS = (
-    "passed",
-    "failed",
-    "parse_failure",
-    "agent_error",
-    "timeout",
-    "output_limit",
-    "memory_limit",
-    "disk_limit",
-    "process_limit",
-    "infra (attempts kept)",
-    "not_run (misses)",
-    "interrupted",
+OUTCOME_HEADERS = tuple(
+    {"infra": "infra (attempts kept)", "not_run": "not_run (misses)"}.get(o, o)
+    for o in OUTCOME_ORDER
 )
-
-
-def _per_arm(arms: list[str], cells: Mapping[str, Any], fmt: Any) -> list[str]:
-    return [fmt(cells[a]) for a in arms]
+"""Column headers of the outcome counts: the summary's keys, in its order (``outcomes``)."""
 
 
 def _outcomes(s: Mapping[str, Any]) -> Section:
@@ -92,38 +80,29 @@ def _outcomes(s: Mapping[str, Any]) -> Section:
 
 
 def _by_arm_table(
-    first: str, rows: list[Mapping[str, Any]], label: Any, arms: list[str], conf: float
+    s: Mapping[str, Any], first: str, rows: list[Mapping[str, Any]], label: Any
 ) -> Table:
-    return Table(
-        [first, *arms],
-        [[label(r), *_per_arm(arms, r["arms"], lambda p: f.prop(p, conf))] for r in rows],
-    )
+    """One row per entry of ``rows``: its ``label``, then each arm's success."""
+    arms = s["run"]["arms"]
+    cells = [[label(r), *(f.prop(r["arms"][a], s["confidence"]) for a in arms)] for r in rows]
+    return Table([first, *arms], cells)
 
 
 def _tasks(s: Mapping[str, Any]) -> Section:
-    arms, conf = s["run"]["arms"], s["confidence"]
-    return Section(
-        "Success by task", [_by_arm_table("Task", s["tasks"], lambda r: r["task"], arms, conf)]
-    )
+    return Section("Success by task", [_by_arm_table(s, "Task", s["tasks"], lambda r: r["task"])])
 
 
 def _tiers(s: Mapping[str, Any]) -> Section:
-    arms, conf = s["run"]["arms"], s["confidence"]
     if not s["tiers"]:
         return Section("Success by tier", ["No task has a tier label."])
     tier = _by_arm_table(
-        "Tier",
-        s["tiers"],
-        lambda r: "(no tier)" if r["tier"] is None else str(r["tier"]),
-        arms,
-        conf,
+        s, "Tier", s["tiers"], lambda r: "(no tier)" if r["tier"] is None else str(r["tier"])
     )
     return Section("Success by tier", [tier])
 
 
 def _crossover(s: Mapping[str, Any]) -> Section:
-    arms, conf = s["run"]["arms"], s["confidence"]
-    cross = s["crossover"]
+    arms, cross = s["run"]["arms"], s["crossover"]
     blocks: list[Block] = []
     if cross["tasks_differing"]:
         blocks.append("Tasks whose pass count differs between arms (passed/scored):")
@@ -140,12 +119,14 @@ def _crossover(s: Mapping[str, Any]) -> Section:
         blocks.append("No task's pass count differs between arms.")
     blocks.append("Success by planned position within the pair (0 = ran first):")
     blocks.append(
-        _by_arm_table("Position", cross["by_start_order"], lambda r: str(r["position"]), arms, conf)
+        _by_arm_table(s, "Position", cross["by_start_order"], lambda r: str(r["position"]))
     )
     return Section("Crossover and order", blocks)
 
 
-SECTIONS: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {
+Builder = Callable[[Mapping[str, Any]], Section | None]
+"""A section's builder: the section from a summary, or None when it has nothing to show."""
+SECTIONS: dict[str, Builder] = {
     "primary": vprimary.primary,
     "arms": ops.arms,
     "outcomes": _outcomes,
@@ -183,11 +164,12 @@ FOOTNOTED = {"cost", "usage"}
 """Sections whose cells' long asides (sources, estimators, reasons) become notes below."""
 
 
-def all_sections(s: Mapping[str, Any]) -> dict[str, Callable[[Mapping[str, Any]], Section | None]]:
+def all_sections(s: Mapping[str, Any]) -> dict[str, Builder]:
     """Every section this summary's report can show, in report order: the core's, with the
     named study's own after ``arms``."""
-    own = study_sections(s)
-    out: dict[str, Callable[[Mapping[str, Any]], Section | None]] = {}
+    report = study_report(s)
+    own = {} if report is None else {x.name: x.build for x in report.sections}
+    out: dict[str, Builder] = {}
     for name, build in SECTIONS.items():
         out[name] = build
         if name == STUDY_AFTER:
@@ -195,15 +177,8 @@ def all_sections(s: Mapping[str, Any]) -> dict[str, Callable[[Mapping[str, Any]]
     return out
 
 
-def study_sections(
-    s: Mapping[str, Any],
-) -> dict[str, Callable[[Mapping[str, Any]], Section | None]]:
-    """The named study's sections (none when the summary names no study, or it adds none)."""
-    report = _study_report(s)
-    return {} if report is None else {x.name: x.build for x in report.sections}
-
-
-def _study_report(s: Mapping[str, Any]) -> StudyReport | None:
+def study_report(s: Mapping[str, Any]) -> StudyReport | None:
+    """The named study's report part (sections and plots); None when it adds none here."""
     slot = s.get("study")
     if not slot or slot.get("missing"):
         return None
@@ -225,12 +200,9 @@ def _missing_study(s: Mapping[str, Any]) -> Section | None:
     declared = s["run"]["experiment"].get("sections") or []
     unknown = [name for name in declared if name not in SECTIONS]
     lost = f" Its sections ({', '.join(unknown)}) are missing." if unknown else ""
-    installed = slot.get("schema") is not None  # the study ran its part: it said why not
-    fix = (
-        ""
-        if installed
-        else (" Install the package that provides it and run `pairbench report` again.")
-    )
+    fix = " Install the package that provides it and run `pairbench report` again."
+    if slot.get("schema") is not None:  # the study ran its part: it said why not
+        fix = ""
     return Section(
         f"Study {slot['name']}: not shown",
         [f"This run's experiment names the study {slot['name']}, but {slot['missing']}."
@@ -240,7 +212,7 @@ def _missing_study(s: Mapping[str, Any]) -> Section | None:
 
 def plot_homes(s: Mapping[str, Any]) -> dict[str, str]:
     """The section each plot sits in: the core's and the named study's plots."""
-    report = _study_report(s)
+    report = study_report(s)
     return {**PLOT_HOME, **({} if report is None else {p.name: p.home for p in report.plots})}
 
 

@@ -63,7 +63,8 @@ def p_value(p: float | None) -> str:
     return "p < 0.0001" if p < 0.0001 else f"p = {p:.4f}"
 
 
-def _pp(x: float) -> str:
+def pp(x: float) -> str:
+    """A difference of proportions in signed percentage points: ``pp(0.057)`` is ``+5.7 pp``."""
     return f"{signed(100.0 * x)} pp"
 
 
@@ -78,9 +79,9 @@ def difference_pp(d: Mapping[str, Any]) -> str:
     if d["estimate"] is None:
         return NA
     if d["ci95"] is None:
-        return _pp(d["estimate"])
+        return pp(d["estimate"])
     low, high = d["ci95"]
-    return f"{_pp(d['estimate'])} (95% CI {_pp(low)} to {_pp(high)})"
+    return f"{pp(d['estimate'])} (95% CI {pp(low)} to {pp(high)})"
 
 
 def clustered_pp(c: Mapping[str, Any] | None) -> str:
@@ -90,7 +91,7 @@ def clustered_pp(c: Mapping[str, Any] | None) -> str:
     if c["ci95"] is None:
         return f"n/a: {c['method'].removeprefix('not computed: ')}"
     low, high = c["ci95"]
-    return f"95% CI {_pp(low)} to {_pp(high)} ({c['tasks']} tasks, {c['reps']:,} reps)"
+    return f"95% CI {pp(low)} to {pp(high)} ({c['tasks']} tasks, {c['reps']:,} reps)"
 
 
 def counts(c: Mapping[str, Any]) -> str:
@@ -145,21 +146,15 @@ def median_n(m: Mapping[str, Any], unit: str, count: str) -> str:
 
 def cost_metric(c: Mapping[str, Any], digits: int) -> str:
     """Measured and estimated shown apart, never summed; "not measured" with the reason."""
-    meas, est, miss = c["measured"], c["estimated"], c["missing"]
-    if not meas["n"] and not est["n"]:
-        reasons = "; ".join(miss["reasons"]) or "no trials"
-        return f"not measured ({reasons})"
-    parts = []
-    if meas["n"]:
-        parts.append(
-            f"measured total {number(meas['total'], digits=digits)} (n={meas['n']}) "
-            f"({', '.join(meas['sources'])})"
-        )
-    if est["n"]:
-        parts.append(
-            f"estimated total {number(est['total'], digits=digits)} (n={est['n']}) "
-            f"({', '.join(est['estimators'])})"
-        )
+    miss = c["missing"]
+    if not c["measured"]["n"] and not c["estimated"]["n"]:
+        return f"not measured ({'; '.join(miss['reasons']) or 'no trials'})"
+    parts = [
+        f"{kind} total {number(c[kind]['total'], digits=digits)} (n={c[kind]['n']}) "
+        f"({', '.join(c[kind][how])})"
+        for kind, how in (("measured", "sources"), ("estimated", "estimators"))
+        if c[kind]["n"]
+    ]
     if miss["n"]:
         parts.append(f"missing in {miss['n']} ({'; '.join(miss['reasons'])})")
     return "; ".join(parts)

@@ -42,10 +42,6 @@ def _digits(unit: str) -> int:
     return 4 if unit == "USD" else 1
 
 
-def _pp(x: float) -> str:
-    return f"{f.signed(100.0 * x)} pp"
-
-
 def _used(h: Mapping[str, Any]) -> str:
     d = h["dropped"]
     parts = [
@@ -64,37 +60,38 @@ def _used_short(h: Mapping[str, Any]) -> str:
     return f"{h['n']} of {h['pairs']}"
 
 
+def _ends(h: Mapping[str, Any]) -> str:
+    """The 95% CI's ends, ``-1.2 to +3.4`` (a rate's in percentage points)."""
+    if h["mean"] is not None:
+        low, high = h["mean"]["ci95"]
+        return f"{f.signed(low, _digits(h['unit']))} to {f.signed(high, _digits(h['unit']))}"
+    low, high = h["rate"]["ci95"]
+    return f"{f.pp(low)} to {f.pp(high)}"
+
+
 def _interval(h: Mapping[str, Any]) -> str:
     """The estimate and its interval, nothing else (the means and counts follow the table)."""
-    unit, digits = h["unit"], _digits(h["unit"])
     if (m := h["mean"]) is not None:
-        low, high = m["ci95"]
-        return (
-            f"{f.signed(m['mean_difference'], digits)} {unit} "
-            f"({f.signed(low, digits)} to {f.signed(high, digits)})"
-        )
+        return f"{f.signed(m['mean_difference'], _digits(h['unit']))} {h['unit']} ({_ends(h)})"
     if (r := h["rate"]) is not None and r["difference"] is not None:
-        low, high = r["ci95"]
-        return f"{_pp(r['difference'])} ({_pp(low)} to {_pp(high)})"
+        return f"{f.pp(r['difference'])} ({_ends(h)})"
     return f.NA
 
 
 def _estimate(h: Mapping[str, Any]) -> str:
     unit, digits = h["unit"], _digits(h["unit"])
     if (m := h["mean"]) is not None:
-        low, high = m["ci95"]
         rel = m["relative_difference"]
         share = f", {f.signed(100.0 * rel)}% of B" if rel is not None else ""
         return (
-            f"{f.signed(m['mean_difference'], digits)} {unit} (95% CI {f.signed(low, digits)} "
-            f"to {f.signed(high, digits)}); means A {f.number(m['mean_a'], unit, digits)}, "
-            f"B {f.number(m['mean_b'], unit, digits)}{share}"
+            f"{f.signed(m['mean_difference'], digits)} {unit} (95% CI {_ends(h)}); means A "
+            f"{f.number(m['mean_a'], unit, digits)}, B {f.number(m['mean_b'], unit, digits)}"
+            f"{share}"
         )
     if (r := h["rate"]) is not None and r["difference"] is not None:
-        low, high = r["ci95"]
         complied_a, complied_b = r["both"] + r["a_only"], r["both"] + r["b_only"]
         return (
-            f"{_pp(r['difference'])} (95% CI {_pp(low)} to {_pp(high)}); complied: A "
+            f"{f.pp(r['difference'])} (95% CI {_ends(h)}); complied: A "
             f"{complied_a}/{r['n']}, B {complied_b}/{r['n']}"
         )
     return f.NA
@@ -135,12 +132,8 @@ def verdict_text(h: Mapping[str, Any]) -> str:
     verdict = h["verdict"]
     if verdict == "not computed":
         return f"Not computed: {h['reason']}."
-    if h["mean"] is not None:
-        low, high = h["mean"]["ci95"]
-        shown = f"{f.signed(low, _digits(h['unit']))} to {f.signed(high, _digits(h['unit']))}"
-    else:
-        low, high = h["rate"]["ci95"]
-        shown = f"{_pp(low)} to {_pp(high)}"
+    low, high = (h["mean"] or h["rate"])["ci95"]
+    shown = _ends(h)
     if verdict == "differs":
         return f"Differs: the 95% CI ({shown}) excludes 0; {_direction(low, high)}."
     if verdict == "no difference shown":

@@ -141,8 +141,6 @@ def applies(name: str, s: Mapping[str, Any]) -> bool:
         )
     if name == "security":
         return any(x["injection_applicable"] or x["secret_in_output"]["n"] for x in s["security"])
-    if name == "fields":
-        return bool(s["fields"])
-    if name == "tiers":
-        return bool(s["tiers"])
+    if name in ("fields", "tiers"):
+        return bool(s[name])
     return True
