@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -158,7 +159,12 @@ def test_a_line_without_files_rides_on_the_batch_being_written(
     real = os.fsync
 
     def slow_fsync(fd: int) -> None:
-        if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp") and not release.is_set():
+        # Held in the batch's folder fsyncs: its files are written by then, and so is any
+        # line that went early between them (_early_starts), so a line queued while this
+        # waits can only join the batch's own journal write. (Held in the file's fsync
+        # instead, the writer thread could reach _early_starts after the line was queued,
+        # and write it early in a journal fsync of its own.)
+        if stat.S_ISDIR(os.fstat(fd).st_mode) and not release.is_set():
             blocked.set()
             release.wait(10)
         real(fd)
@@ -172,7 +178,7 @@ def test_a_line_without_files_rides_on_the_batch_being_written(
                 AttemptFinished(key="a/t/0", attempt=1), (PutFile(tmp_path / "0.json", b"x"),)
             )
         )
-        await asyncio.to_thread(blocked.wait, 10)  # the writer is inside the batch's files
+        await asyncio.to_thread(blocked.wait, 10)  # the writer is past the batch's files
         started = committer.submit(CommitEntry(AttemptStarted(key="b/t/0", attempt=1)))
         release.set()
         await asyncio.gather(finished, started)
