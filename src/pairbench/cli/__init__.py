@@ -37,12 +37,11 @@ COMMAND_MODULES: dict[str, str] = {
     "study": "_study_cmds",
     "view": "_view",
 }
-"""Each command (or command group) and the module that registers it on ``app``; a test
-checks this against the commands the modules register."""
+"""Each command (or command group) and the module that registers it on ``app``, in the
+order ``--help`` lists them (the modules' import order); a test checks this against the
+commands the modules register."""
 
-# The order commands were registered in is the order ``--help`` lists them.
-_MODULES: tuple[str, ...] = ("_approve", "_check", "_export", "_freeze", "_import", "_model")
-_MODULES += ("_plan", "_run", "_source", "_studies", "_study_cmds", "_view")
+_MODULES = tuple(dict.fromkeys(COMMAND_MODULES.values()))
 
 
 def _register(modules: tuple[str, ...]) -> Any:
