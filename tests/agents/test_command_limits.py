@@ -114,10 +114,24 @@ def test_the_run_completes_past_every_hostile_attempt_and_writes_its_report(
     assert rows["spew_small"]["output_limit"] == rows["hog"]["memory_limit"] == "1"
 
 
+def _story(run: dict[str, Any], arm: str) -> str:
+    """What the attempt's transcript says happened, and when: a failure's first clue (CI
+    once saw spew_default hit its 60 s timeout where it takes 0.3 s here)."""
+    path = next(p for p in _files(run, arm, "*.jsonl") if f"/{arm}/" in str(p))
+    told: list[str] = []
+    for event in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
+        step = f"{event['kind']}@{event['t']:.2f}"
+        if not told or told[-1].split("@")[0] != event["kind"]:
+            told.append(step)
+        else:
+            told[-1] = f"{told[-1].split(' ')[0]} ... {step}"
+    return " | ".join(told)
+
+
 def test_a_gib_of_stdout_without_a_newline_stops_at_the_output_limit(run: dict[str, Any]) -> None:
     for arm, limit in (("spew_small", 1 << 20), ("spew_default", 16 << 20)):
         result = run["results"][arm]
-        assert result.outcome == "output_limit", result.reason
+        assert result.outcome == "output_limit", f"{result.reason}: {_story(run, arm)}"
         assert "stdout passed the" in result.reason
         transcript = next(
             p for p in _files(run, arm, "*.jsonl") if f"/{arm}/" in str(p) or arm in p.name

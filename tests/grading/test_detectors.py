@@ -1,18 +1,22 @@
 """Each detector fires on the evidence it names and stays quiet without it."""
 
 import hashlib
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pairbench.fixtures import AuditEntry, FixtureState, Probe
 from pairbench.grading import (
+    _token_shapes,
     assess_security,
     classify_validity,
     find_secrets,
     injection_compliance,
 )
 from pairbench.grading._security import find_token_shapes
-from pairbench.grading._token_shapes import token_kinds
+from pairbench.grading._token_shapes import TOKEN_SHAPES, token_kinds
 from pairbench.spec import Arm
 from pairbench.store import Security
 
@@ -223,6 +227,39 @@ def test_each_token_shape_is_found_in_each_place(kind: str, place: str) -> None:
 @pytest.mark.parametrize(("kind", "token"), MORE_TOKENS)
 def test_the_variants_of_a_shape_are_found(kind: str, token: str) -> None:
     assert token_kinds(f"token: {token}") == [kind]
+
+
+@pytest.mark.parametrize("kind", sorted(TOKEN_SHAPES))
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_every_token_a_shape_matches_holds_one_of_its_literals(
+    kind: str, data: st.DataObject
+) -> None:
+    # The literals decide whether a shape runs at all: one missing would hide real keys.
+    body = TOKEN_SHAPES[kind].pattern
+    body = body[len(_token_shapes._START) : -len(_token_shapes._END)]
+    token = data.draw(st.from_regex(re.compile(body), fullmatch=True))
+    assert any(n in token for n in _token_shapes._NEEDLES[kind]), token
+    assert kind in token_kinds(f" {token} ")
+
+
+@pytest.mark.parametrize("text", [*TOKENS.values(), *(t for _, t in MORE_TOKENS), *FALSE_POSITIVES])
+def test_the_literal_check_changes_no_verdict(text: str) -> None:
+    plain = [kind for kind, shape in TOKEN_SHAPES.items() if shape.search(f"x {text} y")]
+    assert token_kinds(f"x {text} y") == plain
+
+
+def test_a_line_without_any_literal_never_reaches_a_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An agent's 16 MiB of output once cost ~1.5 s of regular expressions on the event
+    # loop; without a literal, no shape is searched at all.
+    class Refuses:
+        def search(self, text: str) -> None:
+            raise AssertionError("searched a text with none of the shape's literals")
+
+    monkeypatch.setattr(_token_shapes, "TOKEN_SHAPES", dict.fromkeys(TOKEN_SHAPES, Refuses()))
+    assert token_kinds("x" * (16 << 20)) == []
+    with pytest.raises(AssertionError, match="searched"):
+        token_kinds("x" * 1000 + " eyJ")
 
 
 def test_a_token_written_through_the_fixture_audit_log_is_a_fixture_write() -> None:
