@@ -80,3 +80,15 @@ def test_the_probe_sees_what_is_loaded(tmp_path: Path) -> None:
     modules = _loaded(code, tmp_path)
     assert _tops(modules, HEAVY) and "matplotlib" in _tops(modules, NOT_ON_A_PLAIN_RUN)
     assert _studies(modules) == ["mcp_transports"]
+
+
+def test_the_tracker_server_loads_no_study_or_experiment_machinery(tmp_path: Path) -> None:
+    # One tracker process starts per stdio trial, and its start is in the stdio arm's
+    # connect time: beyond the MCP SDK it needs only its store, content and constants, not
+    # the study registry, the experiment models or the fixture runner the parent packages
+    # once imported on their way (about 0.12 s of CPU per trial).
+    loaded = _loaded("import pairbench.studies.mcp_transports.tracker_server", tmp_path)
+    assert "mcp" in {m.split(".")[0] for m in loaded}  # the probe did import the server
+    heavy = {"pairbench.studies._study", "pairbench.spec._models", "pairbench.store._records",
+             "pairbench.fixtures._procs", "pairbench.studies.mcp_transports._graders"}  # fmt: skip
+    assert sorted(heavy & set(loaded)) == []
