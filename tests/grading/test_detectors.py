@@ -230,7 +230,7 @@ def test_the_variants_of_a_shape_are_found(kind: str, token: str) -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(TOKEN_SHAPES))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(data=st.data())
 def test_every_token_a_shape_matches_holds_one_of_its_literals(
     kind: str, data: st.DataObject
