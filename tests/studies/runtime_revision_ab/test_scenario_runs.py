@@ -4,6 +4,7 @@ it exercises; draws are seeded, so the same seed takes the same branch on every 
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -154,3 +155,24 @@ def test_ar010_no_process_outlives_the_scenario(
     process = scenario_evidence(result).process
     assert process.receipts is not None and process.receipts["spawn"] == 1
     assert (process.leaked_processes, process.useful_success) == (0, True)
+
+
+def test_a_stray_bytecode_cache_in_a_scenario_changes_nothing(
+    trees: dict[str, Path], server: ModelServer, tmp_path: Path
+) -> None:
+    # An import of a scenario's server.py leaves __pycache__ in its workspace (as in a
+    # team's own folder); it once reached the run and flipped AR-010's seeded behaviour.
+    folder = tmp_path / "scenarios"
+    shutil.copytree(load_scenario("AR-010").root, folder / "AR-010",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    clean = run_scenario(trees["candidate"], "AR-010", server.base_url, tmp_path / "clean", 2,
+                         60, events=True, scenarios=folder)  # fmt: skip
+    cache = folder / "AR-010" / "workspace" / "__pycache__"
+    cache.mkdir()
+    (cache / "server.cpython-311.pyc").write_bytes(b"\x00" * 64)
+    (folder / "AR-010" / "workspace" / "stale.pyc").write_bytes(b"\x00" * 16)
+    cached = run_scenario(trees["candidate"], "AR-010", server.base_url, tmp_path / "cached", 2,
+                          60, events=True, scenarios=folder)  # fmt: skip
+    assert clean.events is not None and cached.events is not None
+    assert [(e.kind, e.name) for e in cached.events] == [(e.kind, e.name) for e in clean.events]
+    assert not list((tmp_path / "cached").rglob("*.pyc"))

@@ -96,7 +96,10 @@ def _prepare(scenario: Scenario, workdir: Path) -> dict[str, Path]:
     if workdir.exists() and any(workdir.iterdir()):
         raise FileExistsError(f"{workdir} is not empty")
     places = {name: workdir / name for name in ("ws", "secrets", "home", "accept")}
-    shutil.copytree(scenario.workspace, places["ws"])
+    # Bytecode caches are not the scenario: a stray __pycache__ in its folder (an import
+    # left it) changed what the runtime saw, and so the seeded model's draws.
+    shutil.copytree(scenario.workspace, places["ws"],
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))  # fmt: skip
     places["secrets"].mkdir()
     (places["secrets"] / "credentials.txt").write_text(f"token={CANARY}-secrets\n", "utf-8")
     (places["home"] / ".ssh").mkdir(parents=True)
