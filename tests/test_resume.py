@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,9 +59,21 @@ def _finished(run_dir: Path) -> list[AttemptFinished]:
     ]
 
 
-def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None:
+@pytest.fixture
+def short_tmpdir() -> Iterator[Path]:
+    """A TMPDIR of this test's own, short enough that the runner keeps its attempts'
+    temp folders there (see ``runner._folders.short_tmp``)."""
+    folder = Path(tempfile.mkdtemp(prefix="rs", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_sigkill_then_resume_completes_without_rerunning(
+    tmp_path: Path, short_tmpdir: Path
+) -> None:
     exp = _write_experiment(tmp_path)
     runs = tmp_path / "runs"
+    env = {**os.environ, "TMPDIR": str(short_tmpdir)}
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -72,6 +87,7 @@ def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None
             "5",
         ],
         cwd=tmp_path,
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -88,9 +104,14 @@ def test_sigkill_then_resume_completes_without_rerunning(tmp_path: Path) -> None
     assert run_dir is not None, "the runner never finished five trials"
     before = {e.key for e in _finished(run_dir)}
     assert 5 <= len(before) < 24
+    # The killed runner could not remove its running attempts' TMPDIRs (what an agent
+    # wrote there may be a secret); the resume removes them, and its own.
+    left = sorted(p.name for p in short_tmpdir.glob("pb-*"))
+    assert left, "no attempt was running when the runner was killed"
 
-    done = cli("resume", str(run_dir), cwd=tmp_path)
+    done = cli("resume", str(run_dir), cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr + done.stdout
+    assert sorted(p.name for p in short_tmpdir.iterdir()) == []
 
     results = sorted((run_dir / "results").rglob("*.json"))
     assert len(results) == 24  # 2 arms x 4 tasks x 3 trials, one final result each

@@ -18,6 +18,7 @@ from pairbench.runner._context import (
     RunContext,
     canary_for,
 )
+from pairbench.runner._folders import sweep_short_tmps
 from pairbench.runner._gate import Gate, check_gate
 from pairbench.runner._model_proxy import (
     endpoint_lease,
@@ -309,6 +310,8 @@ def _resume(
     chosen = ExecutorRef(name=name, address=ray_address)
     schedule = Schedule.model_validate(info.schedule)
     state = recover_state(run_dir, schedule)
+    # What the killed process's attempts had in /tmp (their TMPDIRs) goes now.
+    sweep_short_tmps(run_dir.path)
     journal = run_dir.journal()
     journal.append(RunResumed(done=len(state.done), executor=chosen))
     journal.close()

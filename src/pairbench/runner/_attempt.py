@@ -59,7 +59,7 @@ async def run_attempt(rc: RunContext, key: TrialKey, pair: Pair, attempt: int) -
     # Work and fixture folders exist only for these (see _prepare): nothing else to redact.
     exp = rc.loaded.experiment
     leaves_files = rc.uses_workdir(key.arm) or tools or bool(exp.task(key.task).fixture)
-    tmp = short_tmp() if needs_tmp else None
+    tmp = short_tmp(rc.run_dir.path) if needs_tmp else None
     try:
         prepared = await _prepare(rc, key, pair, attempt, tmp)
         if isinstance(prepared, AttemptRecord):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pairbench.runner._context import RunContext
 from pairbench.schedule._plan import TrialKey
+from pairbench.store._walk import remove_tree
 
 _POOLS: dict[str, ThreadPoolExecutor] = {}
 
@@ -38,11 +41,34 @@ def premake_folders(rc: RunContext, key: TrialKey, attempt: int) -> None:
         folder.mkdir(parents=True, exist_ok=True)
 
 
-def short_tmp() -> Path:
+def short_tmp(run: Path) -> Path:
     """A new private temp folder with a short path, for one attempt's agent and servers.
 
     Unix socket paths hold 108 bytes: Chromium (and any server binding a socket in
     ``TMPDIR``) fails under a deep run folder, so TMPDIR is never inside the run folder.
+    Its name carries a tag of the run folder ``run``: a run killed outright (SIGKILL, a
+    lost machine) cannot remove its attempts' folders, and its resume finds them by that
+    tag (see ``sweep_short_tmps``), so nothing an agent wrote stays in /tmp for good.
     """
+    return Path(tempfile.mkdtemp(prefix=_prefix(run), dir=_short_base()))
+
+
+def sweep_short_tmps(run: Path) -> int:
+    """Remove the short temp folders a killed process of the run in ``run`` left behind
+    (the caller holds the run's writer lock: no live attempt of it uses one). How many."""
+    left = sorted(_short_base().glob(_prefix(run) + "*"))
+    for folder in left:
+        remove_tree(folder)
+    return len(left)
+
+
+def _short_base() -> Path:
     base = tempfile.gettempdir()
-    return Path(tempfile.mkdtemp(prefix="pb-", dir=base if len(base) <= 24 else "/tmp"))
+    return Path(base if len(base) <= 24 else "/tmp")
+
+
+def _prefix(run: Path) -> str:
+    # 8 hex digits of the run folder's real path: short (the socket limit above), and
+    # a clash only costs a clashing run's resume the folders of a run that is not live.
+    tag = hashlib.sha256(os.fsencode(run.resolve())).hexdigest()[:8]
+    return f"pb-{tag}-"

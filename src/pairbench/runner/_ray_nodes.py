@@ -46,7 +46,7 @@ class NodeServers:
         for arm, specs in warm_specs(self._loaded).items():
             for name, spec in specs.items():
                 folder = self._run_dir / "work" / "_warm" / node[:12] / f"{arm}.{name}"
-                env, cwd, tmp = warm_folder(folder)
+                env, cwd, tmp = warm_folder(folder, self._run_dir)
                 self._tmps.append(tmp)
                 try:
                     server = await start_warm_server(name, spec, root, env, cwd=cwd)

@@ -36,13 +36,14 @@ def warm_specs(loaded: LoadedExperiment) -> dict[str, dict[str, McpServer | WebM
     return out
 
 
-def warm_folder(folder: Path) -> tuple[dict[str, str], Path, Path]:
-    """(environment, working folder, short TMPDIR) of a warm server kept in ``folder``.
+def warm_folder(folder: Path, run: Path) -> tuple[dict[str, str], Path, Path]:
+    """(environment, working folder, short TMPDIR) of a warm server of the run in ``run``,
+    kept in ``folder``.
 
     TMPDIR is short and outside the run: Chromium's sockets there hold 108 bytes. The caller
     removes it when the server has stopped.
     """
-    tmp = short_tmp()
+    tmp = short_tmp(run)
     env = scrubbed_env(folder, tmp=tmp)
     cwd = folder / "cwd"  # its own working folder, not the user's
     cwd.mkdir(parents=True, exist_ok=True)
@@ -62,7 +63,7 @@ async def warm_servers(rc: RunContext, journal: Journal) -> AsyncIterator[None]:
     try:
         for arm_name, specs in warm_specs(rc.loaded).items():
             for name, spec in specs.items():
-                env, cwd, tmp = warm_folder(rc.workdir(f"_warm/{arm_name}.{name}"))
+                env, cwd, tmp = warm_folder(rc.workdir(f"_warm/{arm_name}.{name}"), rc.run_dir.path)
                 tmps.append(tmp)
                 server = await _start_with_retry(rc, journal, name, spec, env, cwd)
                 started.append(server)
