@@ -128,6 +128,12 @@ def demo(
         help="local: the openai agent against the local model (pairbench model install), "
         f"served at {LOCAL_URL} for the run; one trial per task.",
     ),
+    trials: int | None = typer.Option(
+        None,
+        min=1,
+        help="With --agent: trials per task and arm instead of the study's (--trials 1 is a "
+        "first look at a real agent for a third of the calls).",
+    ),
 ) -> None:
     """Run a built-in study (default mcp-transports): its own offline agent, or a real one.
 
@@ -147,9 +153,21 @@ def demo(
         pairbench demo --study runtime-revision-ab    # screening + a 6-pair confirmation
         pairbench demo --agent openai --base-url http://127.0.0.1:8080/v1 --model local
         pairbench demo --agent openai --model-server local    # the real local model
+        pairbench demo --agent claude-code --model sonnet --trials 1
     """
     study = _study(study_name)
     local = model_server is ModelServer.local
+    if trials is not None and study.demo is not None:
+        raise PairbenchError(
+            f"--trials: the {study.name} demo runs its own plan, which --trials cannot "
+            "change; drop --trials"
+        )
+    if trials is not None and agent == "scripted" and not local:
+        # The scripted demo runs the study as frozen (its lock verified): no copy to change.
+        raise PairbenchError(
+            "--trials needs --agent (or --model-server local): the scripted demo runs the "
+            "study as frozen; drop --trials, or add --agent"
+        )
     if study.demo is not None:  # the study runs its own demo (campaigns, say)
         study.demo(
             DemoRequest(
@@ -172,7 +190,7 @@ def demo(
             raise PairbenchError(f"--model-server local runs the openai agent, not {agent!r}")
         agent, base_url, model = "openai", base_url or LOCAL_URL, model or LOCAL_ALIAS
     if agent != "scripted":
-        experiment = _demo_copy(study, runs_dir, agent, base_url, model, api_key_env, local)
+        experiment = _demo_copy(study, runs_dir, agent, base_url, model, api_key_env, local, trials)
     with hold_writer_locks(), serving(experiment, model_server, None) as (served, workers):
         finish(
             start_run(
@@ -195,6 +213,7 @@ def _demo_copy(
     model: str | None,
     api_key_env: str,
     local: bool = False,
+    trials: int | None = None,
 ) -> Path:
     settings: dict[str, object] = {}
     spec: dict[str, object] = {"adapter": agent, "settings": settings}
@@ -223,6 +242,8 @@ def _demo_copy(
         # One trial per task: a 270M model on two CPU cores takes seconds per request.
         data["trials"] = 1
         data["budget"] = {**dict(data.get("budget") or {}), "trial_timeout_s": 300}
+    if trials is not None:
+        data["trials"] = trials
     agent = f"{agent}-local" if local else agent
     # An earlier demo's copy may back a run that can still be resumed: never overwrite it.
     # Reuse it when it is the same experiment, otherwise take the next free folder.
