@@ -175,5 +175,8 @@ clean-venv:
 # Benchmarks side by side with Inspect AI (bench/README.md). QUICK=1: one run each, < 3 min;
 # BIG=1: also 10,000 trials in case 2. Writes bench/results/*.json and prints the table.
 .PHONY: bench
+# With bytecode, as a user's installed pairbench has it (pip compiles what it installs, and
+# Inspect's venv is compiled so): an editable install under PYTHONDONTWRITEBYTECODE=1 would
+# compile pairbench's source in every process the bench starts.
 bench: install
-	$(PY) bench/run.py $(if $(QUICK),--quick) $(if $(BIG),--big)
+	PYTHONDONTWRITEBYTECODE= $(PY) bench/run.py $(if $(QUICK),--quick) $(if $(BIG),--big)

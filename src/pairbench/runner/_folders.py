@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tempfile
@@ -67,8 +68,10 @@ def _short_base() -> Path:
     return Path(base if len(base) <= 24 else "/tmp")
 
 
+@functools.lru_cache(maxsize=16)
 def _prefix(run: Path) -> str:
-    # 8 hex digits of the run folder's real path: short (the socket limit above), and
-    # a clash only costs a clashing run's resume the folders of a run that is not live.
+    # Once per run folder, not per attempt (resolving a path is an lstat per part).
+    # 8 hex digits of the run folder's real path: short (the socket limit above); two
+    # run folders share a tag with odds of 1 in 4 billion.
     tag = hashlib.sha256(os.fsencode(run.resolve())).hexdigest()[:8]
     return f"pb-{tag}-"
