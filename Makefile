@@ -139,8 +139,10 @@ PYTEST_WORKERS ?= 2
 # pytest rewrites the asserts of ~400 test modules as it collects them (~10 s of CPU per
 # worker) and keeps the result as .pyc beside them; PYTHONDONTWRITEBYTECODE=1 (set on some
 # machines, this one included) would make every run pay it again, so the test runs write
-# bytecode (git ignores it).
-PYTEST := PYTHONDONTWRITEBYTECODE= $(PY) -m pytest
+# bytecode (git ignores it). The bench too: a user's installed pairbench is compiled (pip
+# compiles what it installs, as it did Inspect's venv).
+WITH_BYTECODE := PYTHONDONTWRITEBYTECODE=
+PYTEST := $(WITH_BYTECODE) $(PY) -m pytest
 XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 # The local model the real-server tests run: llama-server built from the package index's
@@ -175,8 +177,5 @@ clean-venv:
 # Benchmarks side by side with Inspect AI (bench/README.md). QUICK=1: one run each, < 3 min;
 # BIG=1: also 10,000 trials in case 2. Writes bench/results/*.json and prints the table.
 .PHONY: bench
-# With bytecode, as a user's installed pairbench has it (pip compiles what it installs, and
-# Inspect's venv is compiled so): an editable install under PYTHONDONTWRITEBYTECODE=1 would
-# compile pairbench's source in every process the bench starts.
 bench: install
-	PYTHONDONTWRITEBYTECODE= $(PY) bench/run.py $(if $(QUICK),--quick) $(if $(BIG),--big)
+	$(WITH_BYTECODE) $(PY) bench/run.py $(if $(QUICK),--quick) $(if $(BIG),--big)

@@ -54,13 +54,11 @@ def short_tmp(run: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=_prefix(run), dir=_short_base()))
 
 
-def sweep_short_tmps(run: Path) -> int:
+def sweep_short_tmps(run: Path) -> None:
     """Remove the short temp folders a killed process of the run in ``run`` left behind
-    (the caller holds the run's writer lock: no live attempt of it uses one). How many."""
-    left = sorted(_short_base().glob(_prefix(run) + "*"))
-    for folder in left:
+    (the caller holds the run's writer lock: no live attempt of it uses one)."""
+    for folder in _short_base().glob(_prefix(run) + "*"):
         remove_tree(folder)
-    return len(left)
 
 
 def _short_base() -> Path:
