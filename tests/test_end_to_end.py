@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.common import cli
+from helpers.common import cli, cli_here
 from helpers.demo_numbers import assert_same_numbers
 from helpers.report_checks import (
     check_declared_plots,
@@ -140,13 +140,13 @@ def test_run_json_records_the_plan_before_results(demo: Demo) -> None:
 
 
 def test_init_copies_a_study_that_runs_unchanged(tmp_path: Path) -> None:
-    made = cli("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
+    made = cli_here("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     assert (tmp_path / "exp" / "experiment.yaml").is_file()
     assert (tmp_path / "exp" / "protocol.md").is_file()
-    checked = cli("check", "exp/experiment.yaml", cwd=tmp_path)
+    checked = cli_here("check", "exp/experiment.yaml", cwd=tmp_path)
     assert checked.returncode == 0 and "ok" in checked.stdout
-    again = cli("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
+    again = cli_here("init", "exp", "--from", "mcp-transports", cwd=tmp_path)
     assert again.returncode != 0 and "not empty" in again.stderr
     # Unchanged: every file of the copy is the built-in study's, byte for byte (the demo
     # fixture runs that study whole). The copy then runs from its own folder, its prompts,
@@ -163,10 +163,10 @@ def test_init_copies_a_study_that_runs_unchanged(tmp_path: Path) -> None:
     exp = tmp_path / "exp" / "experiment.yaml"
     exp.write_text(exp.read_text("utf-8").replace("\ntrials: 3\n", "\ntrials: 1\n"), "utf-8")
     # The copy's lock no longer matches: refused unless the change is accepted by name.
-    refused = cli("run", "exp/experiment.yaml", "--run-seed", "2", cwd=tmp_path)
+    refused = cli_here("run", "exp/experiment.yaml", "--run-seed", "2", cwd=tmp_path)
     assert refused.returncode != 0 and "--accept-change experiment" in refused.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
-    ran = cli(
+    ran = cli_here(
         "run", "exp/experiment.yaml", "--run-seed", "2", "--accept-change", "experiment",
         cwd=tmp_path,
     )  # fmt: skip
@@ -178,20 +178,22 @@ def test_init_copies_a_study_that_runs_unchanged(tmp_path: Path) -> None:
 
 
 def test_studies_lists_the_builtin(tmp_path: Path) -> None:
-    listed = cli("studies", cwd=tmp_path)
+    listed = cli_here("studies", cwd=tmp_path)
     assert listed.returncode == 0 and "mcp-transports" in listed.stdout
 
 
 def test_plan_json_shows_seeds_order_and_cost(tmp_path: Path) -> None:
     from pairbench.studies.mcp_transports import STUDY
 
-    shown = cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path)
+    shown = cli_here("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     data = json.loads(shown.stdout)
     assert data["planned_trials"] == 81 and data["pairs"] == 27
     assert data["cost"]["projected_usd"] is None
     again = json.loads(
-        cli("plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path).stdout
+        cli_here(
+            "plan", str(STUDY.experiment_path), "--run-seed", "1", "--json", cwd=tmp_path
+        ).stdout
     )
     assert again["schedule"] == data["schedule"]
 

@@ -28,7 +28,7 @@ import numpy as np
 import psutil
 import pytest
 
-from helpers.common import cli
+from helpers.common import cli, cli_here
 
 # Linux only (/proc); under CI=true (a Linux machine) it never skips, it runs or fails.
 pytestmark = [
@@ -359,7 +359,7 @@ def test_twenty_random_kills_leave_no_process_and_lose_no_trial(chains: list[Cha
         assert len(chain.left) == chain.kills
         assert [pids for _, pids in chain.left if pids] == [], chain.experiment
         for run_dir in chain.run_dirs:
-            verified = cli("verify", str(run_dir), cwd=chain.root)
+            verified = cli_here("verify", str(run_dir), cwd=chain.root)
             assert verified.returncode == 0, verified.stdout + verified.stderr
             results = [
                 json.loads(p.read_text(encoding="utf-8"))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.common import cli, events_of
+from helpers.common import cli, cli_here, events_of
 from pairbench.report.summary._build import build_summary, summarize
 from pairbench.store import Journal, load_run, load_table, sha256_file
 from pairbench.store._events import AttemptFinished, AttemptStarted
@@ -128,7 +128,7 @@ def test_sigkill_then_resume_completes_without_rerunning(
     assert outcomes == {"passed": 24}
     # Everything the crash left is journaled by name: verify passes, and the trial table
     # rebuilt from the journal's rows reports what the result files say.
-    verified = cli("verify", str(run_dir), cwd=tmp_path)
+    verified = cli_here("verify", str(run_dir), cwd=tmp_path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     loaded = load_table(run_dir)
     files = load_run(run_dir)
@@ -141,11 +141,11 @@ def test_resume_refuses_a_changed_experiment(tmp_path: Path) -> None:
     # One trial per pair (8 attempts, not 24): the refusal reads the experiment, not results.
     exp = _write_experiment(tmp_path, trials=1)
     runs = tmp_path / "runs"
-    first = cli("run", str(exp), "--runs-dir", str(runs), "--run-seed", "1", cwd=tmp_path)
+    first = cli_here("run", str(exp), "--runs-dir", str(runs), "--run-seed", "1", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     run_dir = next(runs.glob("slow-*"))
     _write_experiment(tmp_path, version="2", trials=1)  # only the version changes
-    refused = cli("resume", str(run_dir), cwd=tmp_path)
+    refused = cli_here("resume", str(run_dir), cwd=tmp_path)
     assert refused.returncode != 0
     assert "changed since the run started" in refused.stderr
     assert "Traceback" not in refused.stderr
@@ -153,5 +153,5 @@ def test_resume_refuses_a_changed_experiment(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", ["missing-dir"])
 def test_resume_of_a_folder_that_is_not_a_run_is_a_clear_error(tmp_path: Path, bad: str) -> None:
-    out = cli("resume", str(tmp_path / bad), cwd=tmp_path)
+    out = cli_here("resume", str(tmp_path / bad), cwd=tmp_path)
     assert out.returncode != 0 and "not a pairbench run directory" in out.stderr

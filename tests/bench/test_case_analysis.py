@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.common import cli
+from helpers.common import cli_here
 
 pytestmark = pytest.mark.whole_run
 
@@ -26,7 +26,7 @@ def test_case_5_writes_a_run_the_report_reads(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["records"] == 200
-    report = cli("report", str(out), cwd=tmp_path)
+    report = cli_here("report", str(out), cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["trials"] == 200

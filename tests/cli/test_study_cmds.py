@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from helpers.common import cli
+from helpers.common import cli_here
 from pairbench import _registry
 from pairbench.cli import app
 from pairbench.studies.webmcp_vs_pdf import reference_answer, score_answer
@@ -138,7 +138,7 @@ def test_serve_prints_the_url_and_stops_on_ctrl_c(tmp_path: Path) -> None:
 def test_score_as_a_real_subprocess(tmp_path: Path) -> None:
     path = tmp_path / "a.json"
     path.write_text(json.dumps(reference_answer()), encoding="utf-8")
-    done = cli("score", "--study", "webmcp-vs-pdf", str(path), cwd=tmp_path)
+    done = cli_here("score", "--study", "webmcp-vs-pdf", str(path), cwd=tmp_path)
     assert done.returncode == 0 and "13/13" in done.stdout
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.common import cli
+from helpers.common import cli_here
 from pairbench import start_run
 from pairbench.freeze._compare import compare_runs
 
@@ -71,7 +71,7 @@ def test_only_the_source_revision_differs_is_a_valid_paired_comparison(tmp_path:
     result = compare_runs(first.run_dir, second.run_dir)
     assert result.valid and result.treatment == "source", result.mismatches
     assert {row["arm"]: row["pairs"] for row in result.arms} == {"a": 6, "b": 6}
-    done = cli("compare", str(first.run_dir), str(second.run_dir), "--json", cwd=tmp_path)
+    done = cli_here("compare", str(first.run_dir), str(second.run_dir), "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["arms"][0]["both"] == 6
 
@@ -85,7 +85,7 @@ def test_a_different_model_under_a_source_treatment_is_invalid(tmp_path: Path) -
     assert not result.valid
     paths = [m.path for m in result.mismatches]
     assert "identities.arms.a.model" in paths and "experiment_model.agent.settings.model" in paths
-    done = cli("compare", str(first.run_dir), str(second.run_dir), cwd=tmp_path)
+    done = cli_here("compare", str(first.run_dir), str(second.run_dir), cwd=tmp_path)
     assert done.returncode == 1 and "invalid comparison" in done.stderr
     assert "identities.arms.a.model: 'm1' != 'm2'" in done.stderr
     # Declaring the model as the treatment makes the same two runs comparable.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.common import cli
+from helpers.common import cli_here
 from pairbench import start_run
 from pairbench.freeze._compare import compare_runs
 from pairbench.source import production_manifest
@@ -121,7 +121,7 @@ def test_check_names_a_branch_or_an_unknown_commit_with_the_fix(
 ) -> None:
     root = _root_beside(repo, f"exp-check-{a}-{b[:4]}")
     exp = _experiment(root, repo, a, b, extra=extra)
-    done = cli("check", str(exp), cwd=root)
+    done = cli_here("check", str(exp), cwd=root)
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
     # One problem, on the arm's line: the union's other branch (a plain name) stays quiet.
@@ -138,12 +138,12 @@ def test_check_refuses_a_repo_source_named_without_a_commit_and_a_missing_repo(
     exp.write_text(
         text.replace(f"{{source: {{commit: {PINNED['candidate']}}}}}", "{source: runtime}")
     )
-    done = cli("check", str(exp), cwd=root)
+    done = cli_here("check", str(exp), cwd=root)
     assert done.returncode != 0
     assert "names the 'repo' source 'runtime' without a commit" in done.stderr
     assert "write source: {name: runtime, commit: <40 hex>}" in done.stderr
     exp.write_text(text.replace("repo: ../", "repo: ../nowhere/"))
-    done = cli("check", str(exp), cwd=root)
+    done = cli_here("check", str(exp), cwd=root)
     assert done.returncode != 0 and "does not exist. Fix: clone it there" in done.stderr
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers.common import cli
+from helpers.common import cli_here
 from pairbench import start_run
 from pairbench.freeze import verify_run
 from pairbench.studies.mcp_transports import STUDY
@@ -38,6 +38,6 @@ def test_an_edited_fixture_audit_log_fails_verify_naming_it(tmp_path: Path) -> N
     assert audit.read_text(encoding="utf-8").strip()  # the grader read these calls
     audit.write_text("", encoding="utf-8")  # the operator erases what the agent did
     rel = audit.relative_to(run.run_dir).as_posix()
-    done = cli("verify", str(run.run_dir), cwd=tmp_path)
+    done = cli_here("verify", str(run.run_dir), cwd=tmp_path)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert f"recorded: {rel}: expected" in done.stderr, done.stderr

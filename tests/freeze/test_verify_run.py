@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.common import cli
+from helpers.common import cli_here
 from pairbench import start_run, write_report
 from pairbench.freeze import verify_run
 
@@ -32,7 +32,7 @@ tasks:
 
 def test_an_untouched_run_verifies(run_dir: Path) -> None:
     assert verify_run(run_dir) == []
-    done = cli("verify", str(run_dir), cwd=run_dir)
+    done = cli_here("verify", str(run_dir), cwd=run_dir)
     assert done.returncode == 0 and "verified" in done.stdout
 
 
@@ -56,7 +56,7 @@ def test_an_edited_result_or_transcript_fails(run_dir: Path, rel: str, kind: str
     target.write_bytes(target.read_bytes().replace(b"ok", b"OK", 1))
     mismatches = verify_run(run_dir)
     assert [(m.kind, m.path) for m in mismatches] == [(kind, rel)]
-    done = cli("verify", str(run_dir), cwd=run_dir)
+    done = cli_here("verify", str(run_dir), cwd=run_dir)
     assert done.returncode == 1 and rel in done.stderr
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.common import cli, relink_journal
+from helpers.common import cli_here, relink_journal
 from pairbench import start_run, write_report
 from pairbench._errors import RunDirError
 from pairbench.freeze import PARTIAL, check_run_integrity, verify_run
@@ -194,7 +194,7 @@ def test_one_byte_changed_in_any_file_a_report_depends_on(reported: Path, tmp_pa
             missed.append(rel)
         if rel in {"run.json", "journal.jsonl", "trials.npz", "report.md"}:
             # The command itself, for a few: exit 1, the file named, no traceback.
-            done = cli("verify", str(copy), cwd=tmp_path)
+            done = cli_here("verify", str(copy), cwd=tmp_path)
             assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
             assert rel in done.stderr or "journal.jsonl:" in done.stderr, done.stderr
     assert missed == []
@@ -216,7 +216,7 @@ def test_a_run_from_before_the_chain_gets_a_partial_verification(run_dir: Path) 
         (run_dir / name).unlink()
     check = check_run_integrity(run_dir)
     assert check.partial == PARTIAL and check.mismatches == []
-    done = cli("verify", str(run_dir), cwd=run_dir)
+    done = cli_here("verify", str(run_dir), cwd=run_dir)
     assert done.returncode == 0, done.stderr
     assert "partial verification: written before journal chaining" in done.stderr
     assert "Traceback" not in done.stderr

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from helpers.common import cli, skip_outside_ci
+from helpers.common import cli_here, skip_outside_ci
 from pairbench._errors import ModelError
 from pairbench.model import LlamaServer, ServeConfig, identity
 from pairbench.model._build import cached_build
@@ -131,7 +131,7 @@ def test_the_cli_serves_prints_its_url_and_stops_on_ctrl_c(tmp_path: Path) -> No
 def test_info_without_a_server_prints_the_identity_as_json(tmp_path: Path) -> None:
     if cached_build() is None or installed_model() is None:
         skip_outside_ci("the local model is not installed: run `pairbench model install`")
-    done = cli("model", "info", "--no-live", cwd=tmp_path)
+    done = cli_here("model", "info", "--no-live", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["model"]["sha256"] == installed_model().sha256  # type: ignore[union-attr]

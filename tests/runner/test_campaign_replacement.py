@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.common import cli, events_of
+from helpers.common import cli_here, events_of
 from pairbench import resume_run
 from pairbench.report.summary._build import summarize
 from pairbench.store import Journal, load_table
@@ -114,7 +114,7 @@ def test_a_campaign_killed_midway_is_kept_incomplete_and_replaced_whole(tmp_path
         (f"{run_id}-P0-{first}-R1", "complete", None, f"{run_id}-P0-{first}"),
         (f"{run_id}-P0-{second}", "complete", None, None),
     ]
-    verified = cli("verify", str(run_dir), cwd=tmp_path)
+    verified = cli_here("verify", str(run_dir), cwd=tmp_path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
     # With the replacement every scenario of both arms passed; without it, the first
@@ -149,7 +149,7 @@ def test_a_replacement_past_the_policy_maximum_stops_the_run_and_moves_nothing(
 
 def test_check_explains_a_bad_replacement_policy(tmp_path: Path) -> None:
     exp = _experiment(tmp_path, "replacement: {eligible: [timeout], max_per_campaign: 99}\n")
-    done = cli("check", str(exp), cwd=tmp_path)
+    done = cli_here("check", str(exp), cwd=tmp_path)
     assert done.returncode != 0
     assert "experiment.yaml:5: replacement.eligible[0]: must be 'infra'" in done.stderr
     assert "replacement.max_per_campaign: must be at most 10 (got 99)" in done.stderr

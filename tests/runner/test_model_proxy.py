@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from helpers.common import cli, skip_outside_ci
+from helpers.common import cli, cli_here, skip_outside_ci
 from pairbench import start_run
 from pairbench._errors import RunRefused, SlotInUse
 from pairbench.testing.chat_double import start_chat_double
@@ -107,7 +107,7 @@ def test_an_omitted_temperature_is_server_default_and_a_named_violation(tmp_path
 
 def test_a_proxy_run_needs_one_attempt_at_a_time(tmp_path: Path) -> None:
     exp = _experiment(tmp_path / "exp", "http://127.0.0.1:9", ("send", "send"), concurrency=2)
-    done = cli("check", str(exp), cwd=tmp_path)
+    done = cli_here("check", str(exp), cwd=tmp_path)
     assert done.returncode != 0
     assert "budget.concurrency: a run with a 'proxy' runs one attempt at a time" in done.stderr
     ok = _experiment(tmp_path / "ok", "http://127.0.0.1:9", ("send", "send"))
@@ -115,7 +115,7 @@ def test_a_proxy_run_needs_one_attempt_at_a_time(tmp_path: Path) -> None:
         start_run(ok, tmp_path / "runs", run_seed=1, concurrency=2)
     remote = ok.read_text(encoding="utf-8").replace("127.0.0.1:9", "example.org")
     ok.write_text(remote, encoding="utf-8")
-    done = cli("check", str(ok), cwd=tmp_path)
+    done = cli_here("check", str(ok), cwd=tmp_path)
     assert done.returncode != 0 and "is not a loopback http URL" in done.stderr
 
 
@@ -176,7 +176,7 @@ def test_a_runtime_that_reports_nothing_gets_the_usage_the_proxy_measured(
     for m in (whole, partial):
         assert m.turns.value == 2
         assert m.turns.source == "model requests via pairbench's proxy"
-    done = cli("report", str(run.run_dir), cwd=tmp_path)
+    done = cli_here("report", str(run.run_dir), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     text = (run.run_dir / "report.md").read_text(encoding="utf-8")
     assert "no model usage reported" not in text

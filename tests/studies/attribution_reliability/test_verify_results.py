@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.common import cli
+from helpers.common import cli_here
 from pairbench import start_run, write_report
 from pairbench.freeze import verify_run, write_lock
 from pairbench.spec import load_experiment
@@ -29,6 +29,6 @@ def test_a_hand_edited_recall_in_results_json_fails_verify(tmp_path: Path) -> No
     assert (recall["k"], recall["n"]) == (1, 10)
     recall["k"] = 10  # the motivated operator: 10/10
     results.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-    done = cli("verify", str(run.run_dir), cwd=tmp_path)
+    done = cli_here("verify", str(run.run_dir), cwd=tmp_path)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "recorded: results.json: expected" in done.stderr

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from helpers.common import cli
+from helpers.common import cli_here
 from helpers.report_checks import check_proxy_usage_is_never_unmeasured
 from helpers.revision import Repo
 from pairbench import start_run
@@ -127,7 +127,7 @@ def _report(tmp_path: Path, double: str, *, events: bool, change: tuple[str, str
     assert {r.outcome for r in run.results} <= {"passed", "failed"}, [
         (r.arm, r.task, r.outcome, r.reason) for r in run.results
     ]
-    done = cli("report", str(run.run_dir), cwd=tmp_path)
+    done = cli_here("report", str(run.run_dir), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     check_proxy_usage_is_never_unmeasured(run.run_dir)
     return (run.run_dir / "report.md").read_text(encoding="utf-8"), run.run_dir
@@ -254,7 +254,7 @@ def test_a_runtime_that_cannot_be_proven_is_refused_before_any_attempt(
     # The Python runtime declared as a Node one: no production file the Node probe sees.
     wrong = {**PYTHON, "proof": "{kind: node, require: true}"}
     exp = _run(tmp_path, double, wrong, events=False, change=ESCAPE)
-    done = cli("check", str(exp), cwd=tmp_path)
+    done = cli_here("check", str(exp), cwd=tmp_path)
     assert done.returncode != 0
     assert "sources.rt.proof.require" in done.stderr and "cannot be proven" in done.stderr
     runs = tmp_path / "runs"
@@ -287,7 +287,7 @@ def test_check_says_which_rows_fill_and_the_report_says_why_a_plain_command_gets
 ) -> None:
     unrequired = {**PYTHON, "proof": "{kind: python, packages: [tinyrt]}"}
     exp = _run(tmp_path, double, unrequired, events=False, change=ESCAPE)
-    done = cli("check", str(exp), cwd=tmp_path)
+    done = cli_here("check", str(exp), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "study runtime-revision-ab: what its report will show:" in done.stdout
     assert "arm baseline: events: false, so missing: normalized" in done.stdout
@@ -299,11 +299,11 @@ def test_check_says_which_rows_fill_and_the_report_says_why_a_plain_command_gets
     end = text.index("arms:\n")
     plain = 'agent: {adapter: command, settings: {command: [python3, -c, "print(1)"]}}\n'
     exp.write_text(text[:start] + plain + text[end:], encoding="utf-8")
-    done = cli("check", str(exp), cwd=tmp_path)
+    done = cli_here("check", str(exp), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "adapter 'command' records no scenario evidence" in done.stdout
     run = start_run(exp, tmp_path / "runs", run_seed=3, stage="screening")
-    assert cli("report", str(run.run_dir), cwd=tmp_path).returncode == 0
+    assert cli_here("report", str(run.run_dir), cwd=tmp_path).returncode == 0
     report = (run.run_dir / "report.md").read_text(encoding="utf-8")
     assert "## Study runtime-revision-ab: not shown" in report
     assert "none of its 6 results carries the scenario evidence" in report
@@ -338,34 +338,34 @@ def test_a_teams_own_scenario_is_run_judged_by_its_own_acceptance_and_locked(
         (folder / name).write_text(text, encoding="utf-8")
     exp = _run(tmp_path, double, PYTHON, events=False, change=ESCAPE, task_ids=("sc-1",),
                own=", scenarios: scenarios")  # fmt: skip
-    done = cli("check", str(exp), cwd=tmp_path)
+    done = cli_here("check", str(exp), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "not in files:, so the lock does not cover them. Fix: files: [scenarios]" in done.stdout
     text = exp.read_text(encoding="utf-8")
     exp.write_text(text.replace("tasks:\n", "files: [scenarios]\ntasks:\n"), encoding="utf-8")
-    done = cli("check", str(exp), cwd=tmp_path)
+    done = cli_here("check", str(exp), cwd=tmp_path)
     assert done.returncode == 0 and "lock does not cover" not in done.stdout
     assert "NOT RUNNABLE" not in done.stdout
     run = start_run(exp, tmp_path / "runs", run_seed=3, stage="screening")
     assert [r.outcome for r in run.results] == ["passed", "passed"], [r.reason for r in run.results]
-    assert cli("report", str(run.run_dir), cwd=tmp_path).returncode == 0
+    assert cli_here("report", str(run.run_dir), cwd=tmp_path).returncode == 0
     report = (run.run_dir / "report.md").read_text(encoding="utf-8")
     assert "| sc-1 | P/P |" in report
     assert _row(report, "Scope: allowed changes") == "| Scope: allowed changes | 1 | 1 |"
     # Frozen, the folder is in the lock: one changed byte of its acceptance is named.
-    assert cli("freeze", str(exp), cwd=tmp_path).returncode == 0
+    assert cli_here("freeze", str(exp), cwd=tmp_path).returncode == 0
     lock = json.loads((exp.parent / "experiment.lock.json").read_text(encoding="utf-8"))
     assert {"path": "scenarios", "role": "folder"}.items() <= next(
         f for f in lock["files"] if f["path"] == "scenarios"
     ).items()
     accept = folder / "accept.py"
     accept.write_text(accept.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
-    done = cli("verify", str(exp), cwd=tmp_path)
+    done = cli_here("verify", str(exp), cwd=tmp_path)
     assert done.returncode != 0 and "scenarios" in done.stdout + done.stderr
     # A task whose folder is missing is named before a run.
     (folder.parent / "sc-2").mkdir()
     text = exp.read_text(encoding="utf-8")
     extra = "  - {id: sc-2, prompt: p.md, grader: {name: minirt-acceptance}}\n"
     exp.write_text(text + extra, encoding="utf-8")
-    done = cli("check", str(exp), cwd=tmp_path)
+    done = cli_here("check", str(exp), cwd=tmp_path)
     assert "task sc-2: NOT RUNNABLE: " in done.stdout and "missing scenario.yaml" in done.stdout

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.common import cli
+from helpers.common import cli_here
 from pairbench import start_run
 from pairbench.store import RunDir
 from pairbench.testing.chat_double import ChatScript, start_chat_double
@@ -62,8 +62,8 @@ def test_an_edited_proxy_log_or_campaigns_json_fails_verify_naming_it(
     exp = _own_scenario(tmp_path, double, ESCAPE)
     run = start_run(exp, tmp_path / "runs", run_seed=3, stage="screening")
     assert [r.outcome for r in run.results] == ["passed", "passed"], [r.reason for r in run.results]
-    assert cli("report", str(run.run_dir), cwd=tmp_path).returncode == 0
-    done = cli("verify", str(run.run_dir), cwd=tmp_path)
+    assert cli_here("report", str(run.run_dir), cwd=tmp_path).returncode == 0
+    done = cli_here("verify", str(run.run_dir), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     recorded = {
         rel
@@ -77,13 +77,13 @@ def test_an_edited_proxy_log_or_campaigns_json_fails_verify_naming_it(
         copy = tmp_path / rel.replace("/", "_")
         shutil.copytree(run.run_dir, copy)
         _change_one_byte(copy / rel)
-        done = cli("verify", str(copy), cwd=tmp_path)
+        done = cli_here("verify", str(copy), cwd=tmp_path)
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert f"recorded: {rel}: expected" in done.stderr, done.stderr
     # A log added after the run (a second exchange file, say) is named too.
     extra = run.run_dir / "proxy" / "exchanges-2.jsonl"
     extra.write_text("{}\n", encoding="utf-8")
-    done = cli("verify", str(run.run_dir), cwd=tmp_path)
+    done = cli_here("verify", str(run.run_dir), cwd=tmp_path)
     assert done.returncode == 1 and "unrecorded: proxy/exchanges-2.jsonl" in done.stderr
 
 
