@@ -128,6 +128,31 @@ def test_the_cli_serves_prints_its_url_and_stops_on_ctrl_c(tmp_path: Path) -> No
         httpx.get(f"{url}/models", timeout=2.0)
 
 
+def test_a_ctrl_c_the_moment_the_url_is_out_is_a_clean_stop(tmp_path: Path) -> None:
+    """A user who presses Ctrl-C as soon as the URL shows gets exit 0 and no server left
+    (it was "Aborted", exit 130, when the signal landed on the next print)."""
+    if cached_build() is None or installed_model() is None:
+        skip_outside_ci("the local model is not installed: run `pairbench model install`")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pairbench", "model", "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{url}/models", timeout=2.0)
+
+
 def test_info_without_a_server_prints_the_identity_as_json(tmp_path: Path) -> None:
     if cached_build() is None or installed_model() is None:
         skip_outside_ci("the local model is not installed: run `pairbench model install`")

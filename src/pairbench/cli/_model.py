@@ -67,10 +67,12 @@ def serve(
 
     config = ServeConfig(slots=slots, ctx_size=ctx_size, threads=threads)
     with LlamaServer.start(config, port=port or None) as server:
-        out.print(f"{server.url}/v1", markup=False)
-        err.print(f"serving (log: {server.log}); Ctrl-C stops it", markup=False)
-        signal.signal(signal.SIGTERM, _interrupt)  # kill PID stops the server too
+        # From the moment the URL is out, Ctrl-C (or kill PID) is the normal way to stop:
+        # a clean exit 0 wherever it lands, not an "Aborted" 130 during the next print.
+        signal.signal(signal.SIGTERM, _interrupt)
         try:
+            out.print(f"{server.url}/v1", markup=False)
+            err.print(f"serving (log: {server.log}); Ctrl-C stops it", markup=False)
             while server.proc.poll() is None:
                 time.sleep(0.5)
         except KeyboardInterrupt:
