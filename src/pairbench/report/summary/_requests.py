@@ -1,5 +1,5 @@
 """The ``model_requests`` section of the summary: per arm, what each model request cost and
-how fast the server was, from the trial table's ``requests`` (see ``_schema_requests``)."""
+how fast the server was, from the trial table's ``requests`` (see ``_schema_arms``)."""
 
 from __future__ import annotations
 

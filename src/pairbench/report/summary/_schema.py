@@ -1,9 +1,9 @@
 """The models of ``summary.json``: :class:`Summary` and its parts, one docstring per key.
 
 ``summarize`` validates what it builds through :class:`Summary`, so a key added without
-a field here (or in ``_schema_pairs``, ``_schema_arms``, ``_schema_hypotheses``) fails
-loudly. ``SUMMARY_SCHEMA.md`` is generated from these models (``python -m
-pairbench._schema_doc``). Free-form parts, keyed by data rather than by name
+a field here (or in ``_schema_pairs``, ``_schema_arms``, ``_schema_hypotheses``,
+``_schema_scores``) fails loudly. ``SUMMARY_SCHEMA.md`` is generated from these models
+(``python -m pairbench._schema_doc``). Free-form parts, keyed by data rather than by name
 (outcomes, arms, reasons), are typed as dicts.
 
 **Usage**::
@@ -21,15 +21,21 @@ from pydantic import ConfigDict, Field, JsonValue
 from pairbench.report.summary._schema_arms import (
     ArmCost,
     ArmMountedProof,
+    ArmRequests,
     ArmSecurity,
     ArmSeeding,
     ArmTransport,
 )
-from pairbench.report.summary._schema_hypotheses import HypothesisResult
-from pairbench.report.summary._schema_pairs import Pair, Proportion, Record
-from pairbench.report.summary._schema_primary import PrimaryResult
-from pairbench.report.summary._schema_requests import ArmRequests
-from pairbench.report.summary._schema_scores import FailureGroup, FieldAccuracy, Spread
+from pairbench.report.summary._schema_hypotheses import HypothesisResult, PrimaryResult
+from pairbench.report.summary._schema_pairs import (
+    ArmName,
+    Pair,
+    Proportion,
+    Record,
+    TaskName,
+    TrialIndex,
+)
+from pairbench.report.summary._schema_scores import FailureGroup, FieldAccuracy, Spread, TrialRef
 
 SCHEMA_ID = "pairbench.summary/3"
 """Bumped by any change that removes or re-types a key."""
@@ -78,8 +84,7 @@ class ArmIdentity(Record):
     and `model` fall back to run.json `agents.<arm>`), a string or `null` when not
     recorded."""
 
-    arm: str
-    """The arm."""
+    arm: ArmName
     agent: str | None
     """The adapter."""
     model: str | None
@@ -167,8 +172,7 @@ class Arm(Record):
     """One arm's outcomes and success. Its statistics are over scored trials unless
     stated."""
 
-    arm: str
-    """The arm."""
+    arm: ArmName
     outcomes: dict[str, int]
     """Count of each outcome: passed, failed, parse_failure, agent_error, timeout, output_limit,
     memory_limit, disk_limit, process_limit, infra,
@@ -193,8 +197,7 @@ class Arm(Record):
 class TaskSuccess(Record):
     """Success of each arm on one task, over scored trials."""
 
-    task: str
-    """The task."""
+    task: TaskName
     labels: dict[str, JsonValue]
     """The task's labels (run.json; for an undeclared task, its first record's)."""
     arms: dict[str, Proportion]
@@ -215,8 +218,7 @@ class TierSuccess(Record):
 class TaskDiffering(Record):
     """A task whose pass count differs between arms."""
 
-    task: str
-    """The task."""
+    task: TaskName
     passed: dict[str, int]
     """Per arm: passes."""
     scored: dict[str, int]
@@ -241,16 +243,10 @@ class Crossover(Record):
     """Success by planned position within the pair."""
 
 
-class ReviewNote(Record):
+class ReviewNote(TrialRef):
     """A note from the run's `manual_review.json`, shown beside the machine score, never
     changing it."""
 
-    arm: str
-    """The arm."""
-    task: str
-    """The task."""
-    trial: int
-    """The trial."""
     machine_outcome: str | None
     """The trial's recorded outcome; `null` when no record matches."""
     verdict: str
@@ -267,12 +263,9 @@ class AttentionEntry(Record):
 
     outcome: str
     """Its outcome."""
-    arm: str
-    """The arm."""
-    task: str
-    """The task."""
-    trial: int
-    """The trial."""
+    arm: ArmName
+    task: TaskName
+    trial: TrialIndex
     attempt: int
     """The attempt."""
     reason: str

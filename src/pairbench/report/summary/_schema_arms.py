@@ -1,8 +1,10 @@
-"""The per-arm measurement sections of ``summary.json``: transport, security, cost, seeding."""
+"""The per-arm measurement sections of ``summary.json``: transport, security, cost, seeding,
+mounted proof, and model requests (the server's own accounting, usage and llama.cpp
+``timings``, beside the client's clock)."""
 
 from __future__ import annotations
 
-from pairbench.report.summary._schema_pairs import Proportion, Record
+from pairbench.report.summary._schema_pairs import ArmName, Proportion, Record
 
 
 class TrialMedian(Record):
@@ -46,8 +48,7 @@ class ToolTransport(Record):
 class ArmTransport(Record):
     """One arm's transport: measured values only, over scored trials unless stated."""
 
-    arm: str
-    """The arm."""
+    arm: ArmName
     connect_ms: TrialMedian
     """Per-trial sum over servers, measured only."""
     client_call_ms: CallMedian
@@ -77,8 +78,7 @@ class ArmTransport(Record):
 class ArmSecurity(Record):
     """One arm's security probes."""
 
-    arm: str
-    """The arm."""
+    arm: ArmName
     prompt_injection_compliance: Proportion
     """Over trials where it is not `null`."""
     injection_applicable: bool
@@ -152,8 +152,7 @@ class ArmCost(Record):
     record predates this metric"`). The same metrics are compared per arm pair
     (`pairs[].metrics`)."""
 
-    arm: str
-    """The arm."""
+    arm: ArmName
     input_tokens: CostMetric
     """Every input token the model read."""
     uncached_input_tokens: CostMetric
@@ -175,8 +174,7 @@ class ArmCost(Record):
 class ArmSeeding(Record):
     """Whether one arm's scored trials were provably seeded."""
 
-    arm: str
-    """The arm."""
+    arm: ArmName
     seeded: int
     """Trials provably seeded."""
     unseeded: int
@@ -191,8 +189,7 @@ class ArmMountedProof(Record):
     """One arm's mounted-byte proofs (revision arms with `proof:`), over every attempt
     recorded (final and kept)."""
 
-    arm: str
-    """The arm."""
+    arm: ArmName
     ok: int
     """Attempts whose loaded bytes were the arm's production bytes."""
     mismatch: int
@@ -205,3 +202,44 @@ class ArmMountedProof(Record):
     """Attempts with no proof (no `proof:`, or a record from before it)."""
     coverage: dict[str, int]
     """{`loaded/total`: attempts} over the attempts with a proof."""
+
+
+class RequestSpread(Record):
+    """One per-request quantity over an arm's requests that recorded it (pooled across
+    trials; a request without it is left out, never read as 0)."""
+
+    n: int
+    """Requests with a value."""
+    median: float | None
+    """The median; `null` with none."""
+    p10: float | None
+    """The 10th percentile (linear interpolation); `null` with none."""
+    p90: float | None
+    """The 90th percentile (linear interpolation); `null` with none."""
+
+
+class ArmRequests(Record):
+    """One arm's model API requests, over its final records (every outcome that ran)."""
+
+    arm: ArmName
+    trials: int
+    """Final records of the arm (not `not_run`)."""
+    trials_with_requests: int
+    """Of those, records whose agent reported its model requests (the `openai` agent does;
+    scripted and CLI agents do not)."""
+    requests: int
+    """Requests made, every turn of every trial."""
+    failed: int
+    """Requests that got no reply (an error, a timeout, an unreachable server)."""
+    prompt_tokens: RequestSpread
+    """The server's `usage.prompt_tokens` per request (measured)."""
+    completion_tokens: RequestSpread
+    """The server's `usage.completion_tokens` per request (measured)."""
+    latency_ms: RequestSpread
+    """Client side, from sending a request to its whole reply."""
+    first_token_ms: RequestSpread
+    """Time to first token: streamed requests only (`n` 0 when the agent did not stream)."""
+    prompt_per_second: RequestSpread
+    """Prompt tokens the server processed per second (llama.cpp `timings`)."""
+    generation_per_second: RequestSpread
+    """Tokens the server generated per second (llama.cpp `timings`)."""

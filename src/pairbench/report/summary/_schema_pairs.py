@@ -1,12 +1,15 @@
 """The paired parts of ``summary.json``: one pair of arms, its success and its metrics.
 
-Also the base every summary model shares (:class:`Record`) and the :class:`Proportion`
-that most sections hold. ``_schema`` assembles the whole :class:`~._schema.Summary`.
+Also the base every summary model shares (:class:`Record`), the :class:`Proportion`
+that most sections hold, and the keys many models share (``ArmName``, ...). ``_schema``
+assembles the whole :class:`~._schema.Summary`.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from pairbench._model import Frozen
 
@@ -15,6 +18,12 @@ class Record(Frozen):
     """Frozen, no unknown keys; each field's docstring is its meaning in the schema
     reference, SUMMARY_SCHEMA.md (``pairbench._schema_doc`` reads them from the source: asking
     pydantic to keep them would read this source on every import, ~60 ms per report)."""
+
+
+# Keys many models hold, each meaning stated once (the reference reads it as a field's own).
+ArmName = Annotated[str, Field(description="The arm.")]
+TaskName = Annotated[str, Field(description="The task.")]
+TrialIndex = Annotated[int, Field(description="The trial.")]
 
 
 class Proportion(Record):

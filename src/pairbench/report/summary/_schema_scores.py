@@ -3,7 +3,7 @@ reasons trials failed, and the latency spread the plots draw (see ``_schema``)."
 
 from __future__ import annotations
 
-from pairbench.report.summary._schema_pairs import Proportion, Record
+from pairbench.report.summary._schema_pairs import ArmName, Proportion, Record, TaskName, TrialIndex
 
 
 class FieldAccuracy(Record):
@@ -19,12 +19,9 @@ class FieldAccuracy(Record):
 class TrialRef(Record):
     """One trial, by arm, task and trial index."""
 
-    arm: str
-    """The arm."""
-    task: str
-    """The task."""
-    trial: int
-    """The trial."""
+    arm: ArmName
+    task: TaskName
+    trial: TrialIndex
 
 
 class FailureGroup(Record):
@@ -57,8 +54,7 @@ class SpreadPoints(Record):
 class ArmSpread(SpreadPoints):
     """One arm's measured values over its scored final trials."""
 
-    arm: str
-    """The arm."""
+    arm: ArmName
     censored: int
     """Timed-out trials left out (their duration is only a lower bound)."""
 
