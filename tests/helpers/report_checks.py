@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.fixtures._webmcp import CHROMIUM_ARGS, chromium_executable
-from pairbench.report.render._plots import PLOTS
+from pairbench.spec._report_spec import CORE_PLOTS
 
 VIEWPORT = {"width": 1400, "height": 900}
 FREE_TEXT_HEADERS = {"Reason", "Final answer (excerpt)", "Trials (arm/task/trial)", "Note"}
@@ -33,7 +33,7 @@ def check_declared_plots(run_dir: Path) -> dict[str, Any]:
     assert set(drawn) <= set(declared), drawn
     for name in declared:
         assert name in drawn or f"Plot {name!r} not drawn: " in md, name
-    for name in set(PLOTS) - set(declared):
+    for name in set(CORE_PLOTS) - set(declared):
         assert f'id="plot-{name}"' not in html
     for limit in summary["run"]["experiment"]["limits"]:
         assert limit.replace("'", "&#39;").replace('"', "&#34;") in html or limit in html, limit

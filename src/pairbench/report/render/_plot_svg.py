@@ -7,6 +7,8 @@ import io
 import re
 from typing import Any
 
+from pairbench.report.view._doc import Figure, Table
+
 COLORS = ("#3b6ea5", "#d9822b", "#3f8f4f", "#b8433d", "#7b5ea7", "#8a6d3b", "#4a9fb5")
 _RC: Any = {  # Any: matplotlib types rc keys as a Literal of every name
     "svg.hashsalt": "pairbench",  # ids from a fixed salt, not a random one: stable bytes
@@ -52,6 +54,11 @@ def _svg(fig: Any, name: str, alt: str) -> str:
     return text.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
 
 
+def _drawn(fig: Any, name: str, title: str, alt: str, numbers: Table) -> Figure:
+    """The drawn plot as a :class:`Figure`: its SVG beside the words and numbers it shows."""
+    return Figure(name, title, _svg(fig, name, alt), alt, numbers)
+
+
 def _figure(width: float, height: float) -> Any:
     import matplotlib
     from matplotlib.figure import Figure as MplFigure
@@ -74,7 +81,3 @@ def _fmt(value: float | None, digits: int = 3) -> str:
         return "n/a"
     # No exponent for the numbers reports hold (ms, tokens): 12,330 reads, 1.233e+04 does not.
     return f"{value:,.0f}" if abs(value) >= 10 ** (digits - 1) else f"{value:.{digits}g}"
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"

@@ -20,7 +20,7 @@ class Figure(NamedTuple):
     """One plot: its SVG markup, a text alternative and the numbers it draws."""
 
     name: str
-    """The plot's name (``PLOTS``)."""
+    """The plot's name (``spec.CORE_PLOTS``, or a study's own)."""
     title: str
     svg: str
     """An ``<svg>`` element (no XML prolog), byte-deterministic for one summary."""

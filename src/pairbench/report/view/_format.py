@@ -8,8 +8,8 @@ from typing import Any
 NA = "n/a"
 
 
-def pct(x: float) -> str:
-    return f"{100.0 * x:.1f}%"
+def pct(x: float | None) -> str:
+    return NA if x is None else f"{100.0 * x:.1f}%"
 
 
 def prop(p: Mapping[str, Any], confidence: float = 0.95) -> str:
