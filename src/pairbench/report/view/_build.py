@@ -13,7 +13,6 @@ from pairbench.report.view import _metrics as vm
 from pairbench.report.view import _ops as ops
 from pairbench.report.view import _pairs as vp
 from pairbench.report.view import _primary as vprimary
-from pairbench.report.view import _requests as vr
 from pairbench.report.view import _study as vs
 from pairbench.report.view._doc import Block, Figure, Omitted, Section, Table, View
 from pairbench.store._records import LIMIT_OUTCOMES
@@ -139,7 +138,7 @@ SECTIONS: dict[str, Builder] = {
     "tiers": _tiers,
     "crossover": _crossover,
     "transport": ops.transport,
-    "model-requests": vr.model_requests,
+    "model-requests": ops.model_requests,
     "security": ops.security,
     "cost": ops.cost,
     "usage": ops.usage,

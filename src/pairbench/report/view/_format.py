@@ -136,12 +136,12 @@ def median_difference(d: Mapping[str, Any], unit: str, digits: int = 1) -> str:
     return f"{head} (95% CI {lo} to {hi})"
 
 
-def median_n(m: Mapping[str, Any], unit: str, count: str) -> str:
-    """``123.4 ms (n=10 trials)`` or ``n/a``."""
-    n = m.get("n_trials", m.get("n_calls", 0))
+def median_n(m: Mapping[str, Any]) -> str:
+    """A median duration over trials or calls: ``123.4 ms (n=10 trials)``, or ``n/a``."""
     if m["median"] is None:
         return NA
-    return f"{number(m['median'], unit)} (n={n} {count})"
+    count = "trials" if "n_trials" in m else "calls"
+    return f"{number(m['median'], 'ms')} (n={m.get(f'n_{count}', 0)} {count})"
 
 
 def cost_metric(c: Mapping[str, Any], digits: int) -> str:

@@ -1,4 +1,5 @@
-"""View sections about how the run went: transport, security, cost, trials needing attention."""
+"""View sections about how the run went: transport, model requests, security, cost, trials
+needing attention."""
 
 from __future__ import annotations
 
@@ -8,15 +9,20 @@ from typing import Any
 from pairbench.report.view import _format as f
 from pairbench.report.view._doc import Block, Section, Table
 
+MEDIANS = {
+    "Connect, median": "connect_ms",
+    "Client call, median": "client_call_ms",
+    "Server call, median": "server_call_ms",
+    "Cold start, median": "cold_start_ms",
+}
+"""The transport table's columns of medians: each header and the summary key it shows."""
+
 
 def transport(s: Mapping[str, Any]) -> Section:
     rows = [
         [
             t["arm"],
-            f.median_n(t["connect_ms"], "ms", "trials"),
-            f.median_n(t["client_call_ms"], "ms", "calls"),
-            f.median_n(t["server_call_ms"], "ms", "calls"),
-            f.median_n(t["cold_start_ms"], "ms", "trials"),
+            *(f.median_n(t[key]) for key in MEDIANS.values()),
             f"{t['transport_failures']} (in {t['trials_with_transport_failures']} trials)",
             f"{t.get('infra_transport_failures', 0)} (in "
             f"{t.get('infra_attempts_with_transport_failures', 0)} attempts)",
@@ -24,18 +30,7 @@ def transport(s: Mapping[str, Any]) -> Section:
         for t in s["transport"]
     ]
     blocks: list[Block] = [
-        Table(
-            [
-                "Arm",
-                "Connect, median",
-                "Client call, median",
-                "Server call, median",
-                "Cold start, median",
-                "Transport failures",
-                "In infra attempts",
-            ],
-            rows,
-        ),
+        Table(["Arm", *MEDIANS, "Transport failures", "In infra attempts"], rows),
         "Only measured values enter these medians. Connect is the sum over a trial's servers, "
         "over trials whose every server connect was measured; a call's latency is per call, "
         "client side (pairbench's clock) and server side (the server's own); the cold start "
@@ -47,8 +42,8 @@ def transport(s: Mapping[str, Any]) -> Section:
             t["arm"],
             x["tool"],
             str(x["calls"]),
-            f.median_n(x["client_call_ms"], "ms", "calls"),
-            f.median_n(x["cold_start_ms"], "ms", "trials"),
+            f.median_n(x["client_call_ms"]),
+            f.median_n(x["cold_start_ms"]),
         ]
         for t in s["transport"]
         for x in t.get("by_tool", [])
@@ -66,6 +61,54 @@ def transport(s: Mapping[str, Any]) -> Section:
             "later ones, which did more work, say) is kept.",
         ]
     return Section("Transport", blocks)
+
+
+REQUEST_HEADERS = [
+    "Arm",
+    "Requests (failed)",
+    "Prompt tokens",
+    "Generated tokens",
+    "Latency",
+    "Time to first token",
+    "Prompt speed",
+    "Generation speed",
+]
+REQUEST_LEAD = (
+    "One row per arm, over every model request of its trials (each turn is a request). "
+    "Each cell is the median with the 10th–90th percentiles and the number of requests that "
+    "recorded it. Tokens are the server's usage (measured); prompt and generation speeds are "
+    "the server's own timings (llama.cpp `timings`); latency and time to first token are the "
+    "agent's client clock, and time to first token exists only for streamed requests."
+)
+
+
+def _spread(spread: Mapping[str, Any], unit: str, digits: int = 1) -> str:
+    if spread["median"] is None:
+        return f.NA
+    low, high = f.number(spread["p10"], digits=digits), f.number(spread["p90"], digits=digits)
+    return f"{f.number(spread['median'], unit, digits)} ({low}–{high}; n={spread['n']})"
+
+
+def model_requests(s: Mapping[str, Any]) -> Section | None:
+    """The section, or none when no arm's agent reported its model requests."""
+    arms = s.get("model_requests") or []
+    if not any(a["requests"] for a in arms):
+        return None
+    rows = [
+        [
+            a["arm"],
+            f"{a['requests']:,} ({a['failed']}) in {a['trials_with_requests']}/{a['trials']} "
+            "trials",
+            _spread(a["prompt_tokens"], "", 0),
+            _spread(a["completion_tokens"], "", 0),
+            _spread(a["latency_ms"], "ms", 0),
+            _spread(a["first_token_ms"], "ms", 0) if a["first_token_ms"]["n"] else "not streamed",
+            _spread(a["prompt_per_second"], "tok/s"),
+            _spread(a["generation_per_second"], "tok/s"),
+        ]
+        for a in arms
+    ]
+    return Section("Model requests", [REQUEST_LEAD, Table(REQUEST_HEADERS, rows)])
 
 
 def security(s: Mapping[str, Any]) -> Section:
