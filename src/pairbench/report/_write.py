@@ -89,7 +89,7 @@ def report_texts(
     rebuild the same bytes.
     """
     from pairbench.report.summary._build import summarize
-    from pairbench.report.summary._paired_success import BOOTSTRAP_REPS
+    from pairbench.report.summary._pairs import BOOTSTRAP_REPS
     from pairbench.report.summary._study_part import study_part
     from pairbench.store._load_table import load_table
     from pairbench.studies import StudyRun

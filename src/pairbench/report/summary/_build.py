@@ -9,15 +9,14 @@ from typing import Any
 import numpy as np
 
 from pairbench.report.summary import _sections
-from pairbench.report.summary._arms import arm_identities
 from pairbench.report.summary._common import CONFIDENCE, OUTCOME_ORDER, no_p_value, proportion
 from pairbench.report.summary._frame import Frame, build_frame
 from pairbench.report.summary._hypotheses import hypotheses
 from pairbench.report.summary._metric_values import METRICS, metric_values
-from pairbench.report.summary._paired_success import BOOTSTRAP_REPS
-from pairbench.report.summary._pairs import pair_summaries
+from pairbench.report.summary._pairs import BOOTSTRAP_REPS, pair_summaries
 from pairbench.report.summary._primary import primary
 from pairbench.report.summary._provenance import (
+    arm_identities,
     manual_review,
     mounted_proof,
     run_provenance,
@@ -29,7 +28,6 @@ from pairbench.report.summary._replacements import (
     passed_without,
     replaced_trials,
 )
-from pairbench.report.summary._requests import model_requests
 from pairbench.report.summary._schema import SCHEMA_ID, Summary
 from pairbench.report.summary._scores import failure_reasons, field_accuracy
 from pairbench.report.summary._spread import spread
@@ -223,7 +221,7 @@ def summarize(
         "tiers": _sections.tier_table(frame, tiers),
         "crossover": _sections.crossover(frame),
         "transport": _sections.transport(frame),
-        "model_requests": model_requests(frame),
+        "model_requests": _sections.model_requests(frame),
         "security": _sections.security(frame),
         "cost": _sections.cost(frame),
         "seeding": seeding(frame),

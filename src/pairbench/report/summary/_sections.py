@@ -1,4 +1,5 @@
-"""Per-task, per-tier, crossover, transport, security and cost sections of the summary."""
+"""Per-task, per-tier, crossover, transport, model-request, security and cost sections of
+the summary."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy.typing as npt
 
 from pairbench.report.summary._common import median_or_none, proportion
 from pairbench.report.summary._frame import Frame
-from pairbench.store._table import CALL_TOOL, TrialTable
+from pairbench.store._table import CALL_TOOL, REQUEST_NUMBERS, TrialTable
 
 Counts = npt.NDArray[np.int64]
 
@@ -160,6 +161,37 @@ def transport(frame: Frame) -> list[dict[str, Any]]:
                 "transport_failure_kinds": dict(sorted(kinds.items())),
                 "infra_attempts_with_transport_failures": int((infra_failures > 0).sum()),
                 "infra_transport_failures": int(infra_failures.sum()),
+            }
+        )
+    return out
+
+
+def _request_spread(values: npt.NDArray[np.float64]) -> dict[str, Any]:
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return {"n": 0, "median": None, "p10": None, "p90": None}
+    p10, median, p90 = np.percentile(values, [10, 50, 90])
+    return {"n": len(values), "median": float(median), "p10": float(p10), "p90": float(p90)}
+
+
+def model_requests(frame: Frame) -> list[dict[str, Any]]:
+    """Per arm in declared order; empty when no record of the run has model requests."""
+    req = frame.table.requests
+    if not len(req["row"]):
+        return []
+    ran = frame.final[~frame.mask("not_run")[frame.final]]
+    out = []
+    for i, arm in enumerate(frame.arms):
+        rows = frame.of_arm(ran, i)
+        mine = np.isin(req["row"], rows)
+        out.append(
+            {
+                "arm": arm,
+                "trials": len(rows),
+                "trials_with_requests": len(np.unique(req["row"][mine])),
+                "requests": int(mine.sum()),
+                "failed": int((~req["ok"][mine]).sum()),
+                **{q: _request_spread(req[q][mine]) for q in REQUEST_NUMBERS},
             }
         )
     return out
