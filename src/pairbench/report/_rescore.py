@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pairbench._errors import PairbenchError
 from pairbench.freeze._code_drift import CodeChange
+from pairbench.report._write import summary_json
 
 SUFFIX = "-rescored"
 
@@ -71,6 +72,6 @@ def rescored_texts(texts: Mapping[str, str], changes: list[CodeChange]) -> dict[
             data = json.loads(text)
             if isinstance(data, dict):
                 data = {"rescored": [c._asdict() for c in changes], **data}
-                text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+                text = summary_json(data)
         out[rescored_name(name)] = text
     return out

@@ -144,13 +144,11 @@ def render_texts(summary: Mapping[str, Any]) -> dict[str, str]:
 
 def _study_files(summary: Mapping[str, Any]) -> dict[str, str]:
     """The files the named study writes beside the report, from its stored part."""
-    slot = summary.get("study")
-    if not slot or slot.get("data") is None:
-        return {}
-    from pairbench.studies import load_study
+    from pairbench.report.view._build import study_report
 
-    report = load_study(slot["name"]).report
-    if report is None or report.files is None:
+    report = study_report(summary)  # the one the view's sections came from
+    slot = summary.get("study") or {}
+    if report is None or report.files is None or slot["data"] is None:
         return {}
     extra = dict(report.files(slot["data"]))
     clash = sorted(set(extra) & {"summary.json", "report.md", "report.html"})

@@ -61,19 +61,16 @@ def ci95(low: float | None, high: float | None) -> list[float] | None:
     return None if low is None or high is None else [low, high]
 
 
-def run_seed(run: RunRecord) -> int:
-    """run.json's ``run_seed``; for a run.json without one, the runner's default from the run ID."""
-    return run.run_seed if run.run_seed is not None else derive_run_seed(run.run_id)
-
-
 def bootstrap_seed(run: RunRecord, *parts: str) -> int:
     """The seed of one bootstrap in the report, derived from the run seed.
 
     The first 8 bytes (big-endian) of ``sha256("pairbench.report|<run_seed>|<part>|...")``,
     for example parts ``(arm_a, arm_b, "success", "with_replacements")``: the same run
-    always reports the same interval, and no two bootstraps share a stream.
+    always reports the same interval, and no two bootstraps share a stream. ``<run_seed>`` is
+    run.json's; for a run.json without one, the runner's default from the run ID.
     """
-    text = "|".join(["pairbench.report", str(run_seed(run)), *parts])
+    seed = run.run_seed if run.run_seed is not None else derive_run_seed(run.run_id)
+    text = "|".join(["pairbench.report", str(seed), *parts])
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
 

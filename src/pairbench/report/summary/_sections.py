@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -128,8 +129,7 @@ def transport(frame: Frame) -> list[dict[str, Any]]:
     with_metrics = frame.scored[cols["metrics"][frame.scored]]
     # Kept infra attempts are not scored, but a server under test that failed to connect is
     # still a result of its transport: counted apart, never pooled with scored trials.
-    infra_code = frame.outcome.index("infra") if "infra" in frame.outcome else -2
-    kept_infra = frame.kept[cols["outcome"][frame.kept] == infra_code]
+    kept_infra = frame.kept[frame.mask("infra")[frame.kept]]
     kept_infra = kept_infra[cols["metrics"][kept_infra]]
     out = []
     for i, arm in enumerate(frame.arms):
@@ -240,10 +240,22 @@ COST_METRICS = (
 PREDATES = "not recorded: the record predates this metric"
 
 
-def _notes(frame: Frame, name: str, rows: npt.NDArray[np.int64]) -> list[str]:
+def _provenanced(
+    frame: Frame, name: str, rows: npt.NDArray[np.int64], notes: str
+) -> dict[str, Any]:
+    """Metric ``name``'s measured (or estimated) values at ``rows``: their count, correctly
+    rounded total (fsum: the same whatever order the records were committed in; journal rows
+    come in completion order, result files in path order), median, and under ``notes`` how
+    they were measured (or estimated), sorted."""
+    values = frame.table.columns[name][rows]
     cats = frame.table.categories[f"{name}_note"]
     codes = np.unique(frame.table.columns[f"{name}_note"][rows])
-    return sorted({cats[c] for c in codes.tolist() if c >= 0})
+    return {
+        "n": len(values),
+        "total": math.fsum(values.tolist()) if len(values) else None,
+        "median": median_or_none(values),
+        notes: sorted({cats[c] for c in codes.tolist() if c >= 0}),
+    }
 
 
 def _cost_metric(frame: Frame, rows: npt.NDArray[np.int64], name: str) -> dict[str, Any]:
@@ -254,39 +266,21 @@ def _cost_metric(frame: Frame, rows: npt.NDArray[np.int64], name: str) -> dict[s
     measured = has & (prov == table.code_of(f"{name}_prov", "measured"))
     estimated = has & (prov == table.code_of(f"{name}_prov", "estimated"))
     missing = rows[~measured & ~estimated]
-    reasons: dict[str, int] = {}
     absent = table.columns[f"{name}_prov"][missing] < 0
     had_metrics = table.columns["metrics"][missing]
-    no_metrics = int((absent & ~had_metrics).sum())
-    if no_metrics:
-        reasons["no metrics recorded"] = no_metrics
-    # A row with metrics but no value for this one was written before the metric existed.
-    predates = int((absent & had_metrics).sum())
-    if predates:
-        reasons[PREDATES] = predates
-    codes, counts = np.unique(table.columns[f"{name}_note"][missing], return_counts=True)
     cats = table.categories[f"{name}_note"]
-    for code, count in zip(codes.tolist(), counts.tolist(), strict=True):
-        if code >= 0:
-            reasons[cats[code]] = reasons.get(cats[code], 0) + count
-    # Measured and estimated values are kept apart: their sum would be neither. Totals are
-    # correctly rounded sums (fsum): the same whatever order the records were committed in
-    # (journal rows come in completion order, result files in path order).
-    m, e = value[measured], value[estimated]
+    codes, counts = np.unique(table.columns[f"{name}_note"][missing], return_counts=True)
+    reasons = Counter(
+        {cats[c]: n for c, n in zip(codes.tolist(), counts.tolist(), strict=True) if c >= 0}
+    )
+    reasons["no metrics recorded"] += int((absent & ~had_metrics).sum())
+    # A row with metrics but no value for this one was written before the metric existed.
+    reasons[PREDATES] += int((absent & had_metrics).sum())
+    # Measured and estimated values are kept apart: their sum would be neither.
     return {
-        "measured": {
-            "n": len(m),
-            "total": math.fsum(m.tolist()) if len(m) else None,
-            "median": median_or_none(m),
-            "sources": _notes(frame, name, rows[measured]),
-        },
-        "estimated": {
-            "n": len(e),
-            "total": math.fsum(e.tolist()) if len(e) else None,
-            "median": median_or_none(e),
-            "estimators": _notes(frame, name, rows[estimated]),
-        },
-        "missing": {"n": len(missing), "reasons": dict(sorted(reasons.items()))},
+        "measured": _provenanced(frame, name, rows[measured], "sources"),
+        "estimated": _provenanced(frame, name, rows[estimated], "estimators"),
+        "missing": {"n": len(missing), "reasons": dict(sorted((+reasons).items()))},
     }
 
 

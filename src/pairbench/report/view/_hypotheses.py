@@ -69,32 +69,30 @@ def _ends(h: Mapping[str, Any]) -> str:
     return f"{f.pp(low)} to {f.pp(high)}"
 
 
-def _interval(h: Mapping[str, Any]) -> str:
-    """The estimate and its interval, nothing else (the means and counts follow the table)."""
+def _interval(h: Mapping[str, Any], ci: str = "") -> str:
+    """The estimate and its interval, nothing else (the means and counts follow the table);
+    ``ci`` names the interval (``95% CI ``) in a sentence."""
     if (m := h["mean"]) is not None:
-        return f"{f.signed(m['mean_difference'], _digits(h['unit']))} {h['unit']} ({_ends(h)})"
+        return f"{f.signed(m['mean_difference'], _digits(h['unit']))} {h['unit']} ({ci}{_ends(h)})"
     if (r := h["rate"]) is not None and r["difference"] is not None:
-        return f"{f.pp(r['difference'])} ({_ends(h)})"
+        return f"{f.pp(r['difference'])} ({ci}{_ends(h)})"
     return f.NA
 
 
 def _estimate(h: Mapping[str, Any]) -> str:
-    unit, digits = h["unit"], _digits(h["unit"])
+    """The estimate with its interval, then the means (a rate: the counts that complied)."""
+    unit, digits, shown = h["unit"], _digits(h["unit"]), _interval(h, "95% CI ")
     if (m := h["mean"]) is not None:
         rel = m["relative_difference"]
         share = f", {f.signed(100.0 * rel)}% of B" if rel is not None else ""
-        return (
-            f"{f.signed(m['mean_difference'], digits)} {unit} (95% CI {_ends(h)}); means A "
-            f"{f.number(m['mean_a'], unit, digits)}, B {f.number(m['mean_b'], unit, digits)}"
-            f"{share}"
-        )
+        means = f"A {f.number(m['mean_a'], unit, digits)}, B {f.number(m['mean_b'], unit, digits)}"
+        return f"{shown}; means {means}{share}"
     if (r := h["rate"]) is not None and r["difference"] is not None:
-        complied_a, complied_b = r["both"] + r["a_only"], r["both"] + r["b_only"]
+        n = r["n"]
         return (
-            f"{f.pp(r['difference'])} (95% CI {_ends(h)}); complied: A "
-            f"{complied_a}/{r['n']}, B {complied_b}/{r['n']}"
+            f"{shown}; complied: A {r['both'] + r['a_only']}/{n}, B {r['both'] + r['b_only']}/{n}"
         )
-    return f.NA
+    return shown
 
 
 def _margin(h: Mapping[str, Any]) -> str:
