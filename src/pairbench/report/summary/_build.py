@@ -171,7 +171,7 @@ def summarize(
     """
     if not isinstance(run, RunRecord):
         run = RunRecord.model_validate(run)
-    frame = build_frame(run, table, reviews)
+    frame = build_frame(run, table)
     arms, tasks = frame.arms, frame.tasks
     values = {name: metric_values(table, name, frame.limit_ms) for name in METRICS}
     with_, without = passed_with(frame), passed_without(frame)
@@ -226,7 +226,7 @@ def summarize(
         "cost": _sections.cost(frame),
         "seeding": seeding(frame),
         "mounted_proof": mounted_proof(frame),
-        "manual_review": manual_review(frame),
+        "manual_review": manual_review(frame, reviews),
         "fields": field_accuracy(frame),
         "failures": failure_reasons(frame),
         "latency": spread(frame, values["wall_ms"], "wall_ms", combinations(range(len(arms)), 2)),

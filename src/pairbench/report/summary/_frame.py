@@ -7,7 +7,7 @@ at a thousand trials as at a million.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,8 +70,6 @@ class Frame:
     """Per trial, its first attempt: the earliest kept infra attempt or superseded record (a
     campaign re-run whole), else the final record."""
     limit_ms: float | None
-    reviews: Sequence[Mapping[str, Any]] = ()
-    """Manual review notes (``manual_review.json``), shown beside the machine outcome."""
 
     def mask(self, *outcomes: str) -> Bools:
         """Per row: is its outcome one of ``outcomes``."""
@@ -107,9 +105,7 @@ class Frame:
         return out
 
 
-def build_frame(
-    run: RunRecord, table: TrialTable, reviews: Sequence[Mapping[str, Any]] = ()
-) -> Frame:
+def build_frame(run: RunRecord, table: TrialTable) -> Frame:
     """Index ``table`` for the summary of ``run``."""
     cols = table.columns
     arms = ordered_unique(run.arms, table.categories["arm"])
@@ -168,5 +164,4 @@ def build_frame(
         scored=scored,
         first=first,
         limit_ms=timeout_ms(run),
-        reviews=reviews,
     )

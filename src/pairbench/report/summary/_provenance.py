@@ -5,7 +5,7 @@ manual review notes (shown beside the machine score, never changing it)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -169,9 +169,9 @@ def mounted_proof(frame: Frame) -> list[dict[str, Any]]:
     return out
 
 
-def manual_review(frame: Frame) -> list[dict[str, Any]]:
+def manual_review(frame: Frame, reviews: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Review notes from ``manual_review.json`` beside each trial's machine outcome."""
-    notes = [n for n in frame.reviews if isinstance(n, Mapping)]
+    notes = [n for n in reviews if isinstance(n, Mapping)]
     if not notes:
         return []
     table, final = frame.table, frame.final

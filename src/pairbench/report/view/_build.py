@@ -78,23 +78,14 @@ def _outcomes(s: Mapping[str, Any]) -> Section:
     return Section("Outcomes by arm", [counts, rates, note])
 
 
-def _by_arm_table(
-    s: Mapping[str, Any], first: str, rows: list[Mapping[str, Any]], label: Any
-) -> Table:
-    """One row per entry of ``rows``: its ``label``, then each arm's success."""
-    arms = s["run"]["arms"]
-    cells = [[label(r), *(f.prop(r["arms"][a], s["confidence"]) for a in arms)] for r in rows]
-    return Table([first, *arms], cells)
-
-
 def _tasks(s: Mapping[str, Any]) -> Section:
-    return Section("Success by task", [_by_arm_table(s, "Task", s["tasks"], lambda r: r["task"])])
+    return Section("Success by task", [vs.by_arm_table(s, "Task", s["tasks"], lambda r: r["task"])])
 
 
 def _tiers(s: Mapping[str, Any]) -> Section:
     if not s["tiers"]:
         return Section("Success by tier", ["No task has a tier label."])
-    tier = _by_arm_table(
+    tier = vs.by_arm_table(
         s, "Tier", s["tiers"], lambda r: "(no tier)" if r["tier"] is None else str(r["tier"])
     )
     return Section("Success by tier", [tier])
@@ -118,7 +109,7 @@ def _crossover(s: Mapping[str, Any]) -> Section:
         blocks.append("No task's pass count differs between arms.")
     blocks.append("Success by planned position within the pair (0 = ran first):")
     blocks.append(
-        _by_arm_table(s, "Position", cross["by_start_order"], lambda r: str(r["position"]))
+        vs.by_arm_table(s, "Position", cross["by_start_order"], lambda r: str(r["position"]))
     )
     return Section("Crossover and order", blocks)
 
@@ -289,15 +280,10 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted] | N
         if section is not None:
             blocks = vs.footnote_repeats(section.blocks) if name in FOOTNOTED else section.blocks
             built[name] = Section(section.title, blocks)
-    sections = _with_figures(s, figures, chosen, built)
-    stated = vs.limits(s)
-    if stated is not None:
-        sections.insert(0, stated)
-    missing = _missing_study(s)
-    if missing is not None:
-        sections.insert(0, missing)
-    if imported is not None:
-        sections.insert(0, imported)  # what pairbench can vouch for comes first
+    # What pairbench can vouch for comes first, then a study that could not be shown, then
+    # the protocol's limits.
+    leading = [x for x in (imported, _missing_study(s), vs.limits(s)) if x is not None]
+    sections = leading + _with_figures(s, figures, chosen, built)
     if s["manual_review"]:
         sections.append(ops.manual_review(s))
     return View(title, meta, run["simulated"], False, sections)

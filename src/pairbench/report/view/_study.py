@@ -19,15 +19,22 @@ def limits(s: Mapping[str, Any]) -> Section | None:
     return Section("Limits of this protocol", [f"- {text}" for text in stated])
 
 
+def by_arm_table(
+    s: Mapping[str, Any], first: str, rows: list[Mapping[str, Any]], label: Any
+) -> Table:
+    """One row per entry of ``rows``: its ``label``, then each arm's proportion (success,
+    or a field's accuracy) with its interval."""
+    arms = s["run"]["arms"]
+    cells = [[label(r), *(f.prop(r["arms"][a], s["confidence"]) for a in arms)] for r in rows]
+    return Table([first, *arms], cells)
+
+
 def fields(s: Mapping[str, Any]) -> Section:
     """Accuracy per scored field and arm, Wilson intervals."""
-    arms, conf = s["run"]["arms"], s["confidence"]
+    conf = s["confidence"]
     if not s["fields"]:
         return Section("Accuracy per field", ["No grader scored fields in this run."])
-    table = Table(
-        ["Field", *arms],
-        [[x["field"], *(f.prop(x["arms"][a], conf) for a in arms)] for x in s["fields"]],
-    )
+    table = by_arm_table(s, "Field", s["fields"], lambda x: x["field"])
     note = (
         "Correct / scored per field: a trial enters a field's denominator only when its grade "
         "scored that field; a parse failure scores no field (it is not a zero). "
