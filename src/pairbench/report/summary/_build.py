@@ -13,6 +13,7 @@ from pairbench.report.summary._common import CONFIDENCE, OUTCOME_ORDER, no_p_val
 from pairbench.report.summary._frame import Frame, build_frame
 from pairbench.report.summary._hypotheses import hypotheses
 from pairbench.report.summary._metric_values import METRICS, metric_values
+from pairbench.report.summary._paired_metrics import spread
 from pairbench.report.summary._pairs import BOOTSTRAP_REPS, pair_summaries
 from pairbench.report.summary._primary import primary
 from pairbench.report.summary._provenance import (
@@ -30,7 +31,6 @@ from pairbench.report.summary._replacements import (
 )
 from pairbench.report.summary._schema import SCHEMA_ID, Summary
 from pairbench.report.summary._scores import failure_reasons, field_accuracy
-from pairbench.report.summary._spread import spread
 from pairbench.store._records import SCORED_OUTCOMES, TrialResult
 from pairbench.store._run_record import RunRecord
 from pairbench.store._table import TrialTable

@@ -1,4 +1,6 @@
-"""Per pair of arms and metric: each arm's median and the median of paired differences.
+"""Per pair of arms and metric: each arm's median and the median of paired differences;
+and how a duration spreads over trials, per arm and per paired difference (``spread``:
+what the latency plot draws, a box per arm on a log scale, and its table states).
 
 Only measured values enter; estimated values are counted and kept apart; missing values
 are counted, never read as 0. Timeouts are censored (see ``_metric_values``): a median
@@ -9,7 +11,7 @@ itself censored, with the direction the truth lies in.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,6 +25,7 @@ from pairbench.analysis import (
     paired_median_difference_censored,
 )
 from pairbench.report.summary._common import CONFIDENCE, ci95, median_or_none
+from pairbench.report.summary._frame import Frame
 from pairbench.report.summary._metric_values import METRICS, Values
 
 Floats = npt.NDArray[np.float64]
@@ -159,3 +162,42 @@ def metric_comparisons(
     ``values`` holds each metric over every row of the table (``metric_values``).
     """
     return {name: _metric(name, values[name], a, b, limit) for name in METRICS}
+
+
+QUANTILES = (0.0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0)
+"""The points each spread states: min, 5th, quartiles, median, 95th, max."""
+
+
+def _points(values: npt.NDArray[np.float64]) -> dict[str, Any]:
+    if not len(values):
+        return {"n": 0, "quantiles": None}
+    # Linear interpolation (numpy's default, R's type 7): the convention box plots use.
+    qs = np.quantile(values, QUANTILES)
+    return {"n": len(values), "quantiles": [float(q) for q in qs]}
+
+
+def spread(
+    frame: Frame, values: Values, metric: str, pairs: Iterable[tuple[int, int]]
+) -> dict[str, Any]:
+    """Quantiles of ``metric`` over each arm's scored final trials (measured, uncensored
+    values only) and over each pair's paired differences (a minus b, trials both measured).
+
+    Censored values (timeouts) are left out and counted, so a spread never passes a lower
+    bound off as a measurement.
+    """
+    rows = frame.scored
+    measured = ~np.isnan(values.value[rows]) & ~values.censored[rows]
+    arms = []
+    for i, arm in enumerate(frame.arms):
+        mine = frame.arm[rows] == i
+        censored = int((mine & values.censored[rows]).sum())
+        arms.append(
+            {"arm": arm, "censored": censored, **_points(values.value[rows[mine & measured]])}
+        )
+    diffs = []
+    both = rows[measured]
+    for a, b in pairs:
+        in_a, in_b = frame.paired(frame.of_arm(both, a), frame.of_arm(both, b))
+        d = values.value[in_a] - values.value[in_b]
+        diffs.append({"a": frame.arms[a], "b": frame.arms[b], **_points(d)})
+    return {"metric": metric, "unit": "ms", "arms": arms, "pairs": diffs}

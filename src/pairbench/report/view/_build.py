@@ -8,11 +8,11 @@ from typing import Any
 from pairbench.report.summary._common import OUTCOME_ORDER
 from pairbench.report.view import _format as f
 from pairbench.report.view import _hypotheses as vh
-from pairbench.report.view import _imported as vimported
 from pairbench.report.view import _metrics as vm
 from pairbench.report.view import _ops as ops
 from pairbench.report.view import _pairs as vp
 from pairbench.report.view import _primary as vprimary
+from pairbench.report.view import _provenance as vprov
 from pairbench.report.view import _study as vs
 from pairbench.report.view._doc import Block, Figure, Omitted, Section, Table, View
 from pairbench.store._records import LIMIT_OUTCOMES
@@ -118,7 +118,7 @@ Builder = Callable[[Mapping[str, Any]], Section | None]
 """A section's builder: the section from a summary, or None when it has nothing to show."""
 SECTIONS: dict[str, Builder] = {
     "primary": vprimary.primary,
-    "arms": ops.arms,
+    "arms": vprov.arms,
     "outcomes": _outcomes,
     "hypotheses": lambda s: next(iter(vh.hypotheses(s)), None),
     "paired-success": vp.success,
@@ -133,7 +133,7 @@ SECTIONS: dict[str, Builder] = {
     "security": ops.security,
     "cost": ops.cost,
     "usage": ops.usage,
-    "seeding": ops.seeding,
+    "seeding": vprov.seeding,
     "fields": vs.fields,
     "failures": vs.failures,
     "attention": ops.attention,
@@ -252,18 +252,18 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted] | N
         meta.insert(1, ("Description", str(exp["description"])))
     if run.get("protocol_version"):
         meta[0] = (meta[0][0], f"{meta[0][1]}, protocol version {run['protocol_version']}")
-    meta += ops.provenance_meta(run)
-    changed = ops.accepted_changes_row(run)
+    meta += vprov.provenance_meta(run)
+    changed = vprov.accepted_changes_row(run)
     if changed is not None:
         meta.insert(0, changed)  # the report leads with it
     title = f"pairbench report: {exp.get('id')} {exp.get('version')}"
     if run["simulated"]:
         title += " (SIMULATED)"
     if run.get("stage") == "screening":
-        title += f" — {ops.SCREENING_STAGE}"
+        title += f" — {vprov.SCREENING_STAGE}"
     if changed is not None:
         title += " (CHANGED SINCE FREEZE)"
-    imported = vimported.imported_section(run)
+    imported = vprov.imported_section(run)
     if imported is not None:
         title += " (IMPORTED: RUN BY ANOTHER HARNESS)"
     if s["empty"]:
@@ -285,5 +285,5 @@ def build_view(s: Mapping[str, Any], figures: Mapping[str, Figure | Omitted] | N
     leading = [x for x in (imported, _missing_study(s), vs.limits(s)) if x is not None]
     sections = leading + _with_figures(s, figures, chosen, built)
     if s["manual_review"]:
-        sections.append(ops.manual_review(s))
+        sections.append(vprov.manual_review(s))
     return View(title, meta, run["simulated"], False, sections)
