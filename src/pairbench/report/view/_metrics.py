@@ -66,15 +66,6 @@ def _timed_out(m: Mapping[str, Any]) -> str:
     return f"timed out in {ma['n_censored']} / {mb['n_censored']} of {m['n_used']}"
 
 
-def _censored_row(pair: str, m: Mapping[str, Any]) -> list[str] | None:
-    c = m["median_paired_difference"]["censored"]
-    if not c:
-        return None
-    digits = DIGITS.get(m["unit"], 1)
-    cells = [str(c["a_only"]), str(c["b_only"]), str(c["both"])]
-    return [pair, m["label"], *cells, _true_median(c, m["unit"], digits)]
-
-
 def _rows(
     s: Mapping[str, Any], conditional: bool
 ) -> tuple[list[list[str]], list[list[str]], list[str]]:
@@ -82,6 +73,7 @@ def _rows(
     censored: list[list[str]] = []
     labels: dict[str, bool] = {}  # label -> measured in some pair (insertion keeps order)
     for p in s["pairs"]:
+        pair = f"{p['a']} vs {p['b']}"
         metrics = p["conditional"]["metrics"] if conditional else p["metrics"]
         for m in metrics.values():
             shown = bool(m["n_used"] or m["n_estimated"])
@@ -91,7 +83,7 @@ def _rows(
             unit, digits = m["unit"], DIGITS.get(m["unit"], 1)
             rows.append(
                 [
-                    f"{p['a']} vs {p['b']}",
+                    pair,
                     m["label"],
                     _used(m),
                     f.censored_median(m["median_a"], unit, digits),
@@ -100,9 +92,9 @@ def _rows(
                     _timed_out(m),
                 ]
             )
-            row = _censored_row(f"{p['a']} vs {p['b']}", m)
-            if row is not None:
-                censored.append(row)
+            if c := m["median_paired_difference"]["censored"]:
+                cells = [str(c[k]) for k in ("a_only", "b_only", "both")]
+                censored.append([pair, m["label"], *cells, _true_median(c, unit, digits)])
     return rows, censored, [label for label, measured in labels.items() if not measured]
 
 
