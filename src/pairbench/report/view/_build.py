@@ -213,11 +213,12 @@ def _with_figures(
     built: dict[str, Section],
 ) -> list[Section]:
     homeless: list[Block] = []
+    homes = plot_homes(s)  # loads the study's report part: once, not once a figure
     for plot, made in figures.items():
         block: Block = (
             f"Plot {plot!r} not drawn: {made.reason}." if isinstance(made, Omitted) else made
         )
-        home = plot_homes(s).get(plot, "")
+        home = homes.get(plot, "")
         if home in built:
             title, blocks = built[home]
             # The plot leads its section's table, the text alternative and numbers beside it.

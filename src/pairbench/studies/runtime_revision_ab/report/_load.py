@@ -7,7 +7,7 @@ files themselves: every final record under ``results/`` and every attempt kept u
 
 **Usage**::
 
-    data = load_revision(RunDir.open(run_dir), read_scenario_notes(run_dir / "manual_review.json"))
+    data = load_revision(RunDir.open(run_dir))   # the report part passes StudyRun.notes too
     data.cells[0].evidence.outcome   # "passed"
 """
 
