@@ -27,19 +27,38 @@ def folder_pool(kind: str = "attempt") -> ThreadPoolExecutor:
     return _POOLS[kind]
 
 
-def premake_folders(rc: RunContext, key: TrialKey, attempt: int) -> None:
-    """Make an attempt's folders ahead of its slot (``run_attempt`` makes any missing).
+class AheadFolders:
+    """Makes attempts' folders ahead of their slots (``run_attempt`` makes any missing).
 
-    The executor calls this, in the folder threads, while the attempt waits for a slot or
-    for its pair's earlier arm: a wave of attempts starting together then finds its work,
-    HOME and TMPDIR folders made, instead of waiting on the disk for them.
+    The executor calls :meth:`premake`, in the folder threads, while the attempt waits for a
+    slot or for its pair's earlier arm: a wave of attempts starting together then finds its
+    work, HOME and TMPDIR folders made, instead of waiting on the disk for them.
+
+    A task's transcript folder is shared by all its attempts of an arm: once made here, it
+    is not made again, and an attempt of an in-process adapter (no work folder) whose
+    transcript folder is made has nothing to make ahead (:meth:`needed`), so it costs no
+    thread hop. Should the folder vanish, the attempt's transcript makes it again.
     """
-    work = rc.run_dir.path / "work" / rc.run_dir.fixture_rel(key, attempt)
-    folders = [rc.run_dir.transcript_path(key).parent]
-    if rc.uses_workdir(key.arm):
-        folders += [work / "home"]
-    for folder in folders:
-        folder.mkdir(parents=True, exist_ok=True)
+
+    def __init__(self, rc: RunContext) -> None:
+        self._rc = rc
+        self._made: set[tuple[str, str]] = set()
+        """(arm, task) whose transcript folder this invocation made (a set's add and ``in``
+        are atomic: the folder threads add, the event loop asks)."""
+
+    def needed(self, key: TrialKey) -> bool:
+        """Whether the attempt has folders to make ahead."""
+        return (key.arm, key.task) not in self._made or self._rc.uses_workdir(key.arm)
+
+    def premake(self, key: TrialKey, attempt: int) -> None:
+        """Make the attempt's folders (in a folder thread)."""
+        rc = self._rc
+        if (key.arm, key.task) not in self._made:
+            rc.run_dir.transcript_path(key).parent.mkdir(parents=True, exist_ok=True)
+            self._made.add((key.arm, key.task))
+        if rc.uses_workdir(key.arm):
+            work = rc.run_dir.path / "work" / rc.run_dir.fixture_rel(key, attempt)
+            (work / "home").mkdir(parents=True, exist_ok=True)
 
 
 def short_tmp(run: Path) -> Path:

@@ -24,7 +24,7 @@ from pairbench._atomic import sha256_file
 from pairbench.runner._attempt import AttemptRecord, run_attempt
 from pairbench.runner._ceiling import CostCeiling, Reservation, Spend
 from pairbench.runner._context import RunContext
-from pairbench.runner._folders import folder_pool, premake_folders
+from pairbench.runner._folders import AheadFolders, folder_pool
 from pairbench.runner._model_proxy import attempt_label, attempt_window, window_start
 from pairbench.runner._progress import RunProgress
 from pairbench.runner._slots import AttemptSlots
@@ -85,6 +85,7 @@ class Executor:
         prior = b.prior_spend_usd + (state.prior.usd if state.prior else 0.0)
         self.ceiling = CostCeiling(b.cost_ceiling_usd, b.cost_per_trial_usd, state.spend, prior)
         self.ceiling.overshoot = state.prior.overshoot_usd if state.prior else None
+        self.ahead = AheadFolders(rc)
 
     # -- records ---------------------------------------------------------------------------
     def _event(
@@ -223,12 +224,12 @@ class Executor:
 
     def _premake(self, key: TrialKey) -> None:
         """Start making the next attempt's folders while it waits for a slot (local runs)."""
-        if self.attempt_runner is run_attempt:
+        # Nothing to make (an in-process adapter's attempt, its transcript folder made):
+        # no thread hop for nothing.
+        if self.attempt_runner is run_attempt and self.ahead.needed(key):
             loop = asyncio.get_running_loop()
             attempt = self.state.attempts[key] + 1
-            made = loop.run_in_executor(
-                folder_pool("ahead"), premake_folders, self.rc, key, attempt
-            )
+            made = loop.run_in_executor(folder_pool("ahead"), self.ahead.premake, key, attempt)
             # A failure here is not the attempt's: run_attempt makes the folders again and
             # reports what goes wrong then. Retrieved, so asyncio does not warn about it.
             made.add_done_callback(lambda f: f.exception())
