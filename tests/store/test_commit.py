@@ -274,3 +274,28 @@ def test_a_queued_entry_that_fails_is_reported_once_not_left_unretrieved(
     assert isinstance(seen[0], OSError)
     assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
     assert "a/t/1" not in _keys(Journal.read(tmp_path / "journal.jsonl"))
+
+
+def test_a_temporary_file_an_earlier_crash_left_is_skipped_not_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import itertools
+
+    from pairbench.store import _commit
+
+    # The next temporary name is taken already (a crash of a process with this pid).
+    monkeypatch.setattr(_commit, "_TMP_NAMES", itertools.count(7))
+    leftover = tmp_path / f".0.json.{os.getpid()}-7.tmp"
+    leftover.write_bytes(b"left by a crash")
+
+    async def body(committer: GroupCommitter) -> None:
+        await committer.submit(
+            CommitEntry(
+                AttemptFinished(key="a/t/0", attempt=1), (PutFile(tmp_path / "0.json", b"x"),)
+            )
+        )
+
+    assert _keys(_run(tmp_path, body)) == ["a/t/0"]
+    assert (tmp_path / "0.json").read_bytes() == b"x"
+    assert leftover.read_bytes() == b"left by a crash"
+    assert [p.name for p in tmp_path.glob(".*.tmp")] == [leftover.name]  # its own is gone
