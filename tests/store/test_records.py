@@ -135,3 +135,16 @@ def test_a_reported_zero_is_a_measured_zero(value: float) -> None:
     u = usage_metrics(source=SOURCE, uncached=5, cache_creation=value, cache_read=value, output=1)
     assert u.cache_read_input_tokens == Metric.measured(0.0, SOURCE)
     assert u.input_tokens.value == 5.0
+
+
+def test_a_missing_metric_is_one_frozen_value_per_reason() -> None:
+    import pydantic
+
+    first, again = (
+        Metric.missing("no model usage reported"),
+        Metric.missing("no model usage reported"),
+    )
+    assert first is again  # shared by every record that lacks it...
+    with pytest.raises(pydantic.ValidationError):
+        first.reason = "changed"  # type: ignore[misc]  # ...which nobody can change
+    assert Metric.missing("another reason").reason == "another reason"

@@ -174,7 +174,7 @@ async def _prepare(
     arm = exp.arms[key.arm]
     agent_spec = exp.arm_agent(key.arm)
     rel = rc.run_dir.fixture_rel(key, attempt)
-    fixture_dir = rc.run_dir.fixtures_root / rel
+    fixture_dir = rc.run_dir.fixture_folder(rel)
     servers = {} if arm.tools == "none" else dict(arm.tools.mcp)
     pages = {} if arm.tools == "none" else dict(arm.tools.webmcp)
     # An in-process adapter (``uses_workdir = False``) gets its paths, not the folders.

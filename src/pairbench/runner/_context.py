@@ -184,11 +184,11 @@ class RunContext:
         when all of it fits), then every kept file its agent, servers and fixture wrote
         redacted."""
         rel = self.run_dir.fixture_rel(key, attempt)
-        work = self.run_dir.path / "work" / rel
+        work = self.run_dir.work_folder(rel)
         cap = self.loaded.experiment.budget.workspace_kept
         manifest = self.run_dir.workspace_manifest(key, attempt)
         kept = cap_workspace(work, manifest, self.run_dir.path, cap, self.redactor())
-        for folder in (work, self.run_dir.fixtures_root / rel):
+        for folder in (work, self.run_dir.fixture_folder(rel)):
             self.redactor().redact_tree(folder)
         return kept
 
@@ -214,7 +214,7 @@ class RunContext:
         return self._plans[rel]
 
     def workdir(self, rel: str, *, create: bool = True) -> Path:
-        path = self.run_dir.path / "work" / rel
+        path = self.run_dir.work_folder(rel)
         if create:
             path.mkdir(parents=True, exist_ok=True)
         return path

@@ -57,8 +57,8 @@ class AheadFolders:
             rc.run_dir.transcript_path(key).parent.mkdir(parents=True, exist_ok=True)
             self._made.add((key.arm, key.task))
         if rc.uses_workdir(key.arm):
-            work = rc.run_dir.path / "work" / rc.run_dir.fixture_rel(key, attempt)
-            (work / "home").mkdir(parents=True, exist_ok=True)
+            rel = rc.run_dir.fixture_rel(key, attempt)
+            (rc.run_dir.work_folder(rel) / "home").mkdir(parents=True, exist_ok=True)
 
 
 def short_tmp(run: Path) -> Path:

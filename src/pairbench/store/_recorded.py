@@ -51,7 +51,7 @@ def attempt_files(run_dir: RunDir, key: TrialKey, attempt: int) -> dict[str, str
     its workspace's manifest when the workspace was over its cap (``store._workspace``)."""
     fixture = f"{run_dir.path}/fixtures/{run_dir.fixture_rel(key, attempt)}"
     shared = f"{run_dir.path}/shared/{key.task}/{key.trial}"  # RunDir.trial_shared
-    manifest = str(run_dir.workspace_manifest(key, attempt))
+    manifest = run_dir.workspace_manifest_text(key, attempt)
     # Most attempts leave none of them: a stat each says so, no Path made.
     found = [Path(p) for p in (fixture, shared, manifest) if os.path.lexists(p)]
     return {k: v for folder in found for k, v in hash_tree(run_dir.path, folder).items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, ValidationError
@@ -51,7 +52,14 @@ class Metric(Frozen):
 
     @classmethod
     def missing(cls, reason: str) -> Metric:
-        return cls(provenance="missing", reason=reason)
+        return _missing(reason) if cls is Metric else cls(provenance="missing", reason=reason)
+
+
+@functools.lru_cache(maxsize=256)
+def _missing(reason: str) -> Metric:
+    # A frozen value, so one per reason serves every record: an attempt's metrics hold ten
+    # or so missing ones, each a validated model otherwise (the reasons are a few fixed texts).
+    return Metric(provenance="missing", reason=reason)
 
 
 NO_USAGE = "no model usage reported"

@@ -50,6 +50,7 @@ class RunDir:
         # The per-attempt paths below are built from this text: one Path made from one
         # string, not a chain of joins (pathlib's are ~2 us each, ten-odd per attempt).
         self._root = str(self.path)
+        self._fixtures_root = Path(f"{self._root}/fixtures")
 
     @classmethod
     def create(
@@ -174,15 +175,27 @@ class RunDir:
     def workspace_manifest(self, key: TrialKey, attempt: int) -> Path:
         """Beside the attempt's work folder: its files' manifest, once over its cap
         (``store._workspace``)."""
-        return self.path / "work" / f"{self.fixture_rel(key, attempt)}.manifest.json"
+        return Path(self.workspace_manifest_text(key, attempt))
+
+    def workspace_manifest_text(self, key: TrialKey, attempt: int) -> str:
+        """:meth:`workspace_manifest` as text (what a stat takes, no Path made)."""
+        return f"{self._root}/work/{self.fixture_rel(key, attempt)}.manifest.json"
+
+    def work_folder(self, rel: str) -> Path:
+        """``work/<rel>``: an attempt's work folder (``rel``: :meth:`fixture_rel`)."""
+        return Path(f"{self._root}/work/{rel}")
 
     def fixture_rel(self, key: TrialKey, attempt: int) -> str:
         """The attempt's fixture folder, relative to ``fixtures_root``."""
         return f"{key.arm}/{key.task}/{key.trial}.{attempt}"
 
+    def fixture_folder(self, rel: str) -> Path:
+        """``fixtures/<rel>``: an attempt's fixture folder (``rel``: :meth:`fixture_rel`)."""
+        return Path(f"{self._root}/fixtures/{rel}")
+
     @property
     def fixtures_root(self) -> Path:
-        return Path(f"{self._root}/fixtures")
+        return self._fixtures_root
 
     def writer_lock(self, command: str) -> contextlib.AbstractContextManager[None]:
         """Be this run's only writer for the block, or raise ``RunInUse`` at once.
