@@ -160,24 +160,30 @@ class _Recorder:
         ]
 
 
-def test_the_collector_skips_what_the_start_made_while_attempts_run_and_gets_it_back(
+def test_the_collector_is_tuned_while_attempts_run_and_as_before_afterwards(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import asyncio
     import gc
 
-    frozen_while_running: list[int] = []
+    from pairbench.runner._api import YOUNG_COLLECTION_EVERY
+
+    while_running: list[tuple[int, tuple[int, int, int]]] = []
     real_run = asyncio.run
 
     def run(main: Any) -> Any:
-        frozen_while_running.append(gc.get_freeze_count())
+        while_running.append((gc.get_freeze_count(), gc.get_threshold()))
         return real_run(main)
 
     monkeypatch.setattr(asyncio, "run", run)
+    before = gc.get_threshold()
     exp = _experiment(tmp_path, {"adapter": "scripted"}, tasks=1, trials=1, slots=1)
     assert start_run(exp, tmp_path / "runs", run_seed=1).status == "complete"
-    assert frozen_while_running and frozen_while_running[0] > 1000  # modules, models, plan
-    assert gc.get_freeze_count() == 0  # a test session's garbage is collected as before
+    (frozen, thresholds), *_ = while_running
+    assert frozen > 1000  # modules, models, the plan: out of the collector's sight
+    assert thresholds == (YOUNG_COLLECTION_EVERY, *before[1:])
+    # A test session's garbage is collected as before.
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
 
 
 def test_files_are_durable_before_their_journal_line_and_lines_before_the_attempt_counts(
