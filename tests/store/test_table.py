@@ -417,27 +417,3 @@ def test_a_trials_npz_from_before_model_requests_loads_none(tmp_path: Path) -> N
     np.savez(cache, **arrays)
     with np.load(cache, allow_pickle=False) as data, pytest.raises(ValueError, match="no row"):
         TrialTable.from_npz(data)
-
-
-def test_a_row_is_the_one_validation_would_build() -> None:
-    # trial_row skips validating the row it builds (see there): on records that reach every
-    # branch, validating its fields gives the same row, and the same journal bytes.
-    details = {"fields": [{"path": "a.b", "correct": True}, {"name": "c", "correct": False}]}
-    graded = make_result("a", "t", 3, "failed", final_answer="no", models=("m1", "m1"))
-    assert graded.grade is not None
-    grade = graded.grade.model_copy(update={"details": details})
-    records = [
-        make_result("a", "t", 0, "agent_error", final_answer="x" * 400, reason="500"),
-        make_result("a", "t", 1, "not_run", metrics=False),
-        make_result("a", "t", 2, tokens=Metric.measured(float("nan"), "u"), calls=(1.0, 2.0)),
-        graded.model_copy(update={"grade": grade}),
-        _per_tool(4, ("s", "get", 5.0), (None, "Read", 1.0)),
-        _with_requests(5, 7, 9),
-    ]
-    for record in records:
-        for kept in (False, True):
-            row = trial_row(record, kept=kept)
-            validated = TrialRow.model_validate(dict(row))
-            assert validated == row
-            assert validated.model_dump_json() == row.model_dump_json()
-            assert _as_stored(row) == row
