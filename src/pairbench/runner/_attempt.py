@@ -180,7 +180,10 @@ async def _prepare(
     # An in-process adapter (``uses_workdir = False``) gets its paths, not the folders.
     make = rc.uses_workdir(key.arm)
 
-    def folders() -> tuple[Path, Transcript, dict[str, str] | Exception]:
+    def folders() -> tuple[Path, Transcript, dict[str, str] | Exception, list[str]]:
+        # The frozen benchmark checked here, in the thread, before the agent starts: its
+        # stats would each hand the event loop's GIL to other threads and wait to get it back.
+        changed = rc.guard.changed() if rc.guard is not None else []
         if task.fixture or servers or pages:
             # Only what can use it gets a fixture folder: a new folder per attempt is a
             # metadata write on disk that a tool-less, fixture-less attempt need not pay for.
@@ -196,8 +199,8 @@ async def _prepare(
                 tmp=None if tmp is None or not make else tmp / "a",
             )
         except Exception as exc:  # reported as an infra attempt below
-            return workdir, transcript, exc
-        return workdir, transcript, env
+            return workdir, transcript, exc, changed
+        return workdir, transcript, env, changed
 
     # Creating folders and files can take milliseconds each on a busy disk. In threads,
     # hundreds of attempts starting together create theirs side by side, and the event
@@ -205,14 +208,14 @@ async def _prepare(
     loop = asyncio.get_running_loop()
     made = folder_pool().submit(folders)
     try:
-        workdir, transcript, prepared = await asyncio.wrap_future(made, loop=loop)
+        workdir, transcript, prepared, changed = await asyncio.wrap_future(made, loop=loop)
     except asyncio.CancelledError:
         # Interrupted while the thread makes the files: the executor records this attempt
         # with no transcript, so the one the thread opens must not outlive it (an orphan
         # .partial file and an open handle). Wait for the thread (a few ms, and only on an
         # interrupt), then drop its file.
         with suppress(Exception):
-            _, orphan, _ = made.result(timeout=10)
+            _, orphan, _, _ = made.result(timeout=10)
             orphan.close(sync=False)
             rc.run_dir.working_transcript(key, attempt).unlink(missing_ok=True)
         raise
@@ -236,7 +239,6 @@ async def _prepare(
         if rc.proxy is not None and exp.proxy is not None:
             rc.proxy.label = attempt_label(key, attempt)
             env |= attempt_env(exp.proxy, rc.proxy)
-        changed = rc.guard.changed() if rc.guard is not None else []
         if changed:
             return at.record("infra", changed_reason(changed, "before"))
         revision = rc.revisions.get(key.arm)
