@@ -425,3 +425,19 @@ def test_an_infra_retry_runs_next_so_the_second_infra_stop_comes_on_the_same_tri
     else:
         # The other slot may have one b attempt in flight when the first infra retry fails.
         assert len(failed) <= 3 and len(labels) <= 2
+
+
+def test_a_host_that_froze_objects_itself_keeps_them_frozen_after_a_run(tmp_path: Path) -> None:
+    import gc
+
+    gc.freeze()  # as a pre-forking host does before it forks workers
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        exp = _experiment(tmp_path, {"adapter": "scripted"}, tasks=1, trials=1, slots=1)
+        assert start_run(exp, tmp_path / "runs", run_seed=1).status == "complete"
+        # Not thawed by the run (a few of them may have died meanwhile), and none of the
+        # run's own objects left frozen.
+        assert 0.9 * frozen < gc.get_freeze_count() <= frozen
+    finally:
+        gc.unfreeze()

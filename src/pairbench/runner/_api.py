@@ -103,13 +103,18 @@ def _collector_for_the_run() -> Iterator[None]:
     cyclic garbage still waits at most that many objects.
     """
     thresholds = gc.get_threshold()
-    gc.freeze()
+    # A host that froze objects itself (a pre-forking server, say) keeps them frozen:
+    # unfreeze cannot tell its objects from ours, so we freeze only where nothing was.
+    ours = gc.get_freeze_count() == 0
+    if ours:
+        gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION_EVERY, *thresholds[1:])
     try:
         yield
     finally:
         gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        if ours:
+            gc.unfreeze()
 
 
 def _execute(
