@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pairbench.analysis._binomial import binom_pmf, binom_sf
 from pairbench.analysis._mcnemar import _discordant, mcnemar_exact, mcnemar_midp
 
 Alternative = Literal["two-sided", "greater", "less"]
@@ -39,13 +40,11 @@ def mcnemar_p(a_only: int, b_only: int, alternative: Alternative = "two-sided", 
         return mcnemar_midp(a_only, b_only) if mid_p else mcnemar_exact(a_only, b_only)
     if n == 0:
         return 1.0
-    from scipy.stats import binom
-
     k = int(a_only) if alternative == "greater" else int(b_only)
     # P(A's count >= a) under 1/2 is P(B's count <= b): one tail for both directions.
-    at_least = float(binom.sf(k - 1, n, 0.5))
+    at_least = binom_sf(k - 1, n, 0.5)
     if mid_p:
-        at_least -= 0.5 * float(binom.pmf(k, n, 0.5))
+        at_least -= 0.5 * binom_pmf(k, n, 0.5)
     return min(1.0, max(0.0, at_least))
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from pairbench.analysis._binomial import binom_cdf, binom_pmf
+
 
 def _discordant(a_only: int, b_only: int) -> tuple[int, int]:
     """(n, k): the discordant pairs and the smaller count, once the counts are checked."""
@@ -37,10 +39,8 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
         return 1.0
     if n > _EXACT_LIMIT:
         # Summing big integers costs ~n^2.7 past here; scipy's binomial CDF (regularized
-        # incomplete beta) is accurate to double precision. Imported lazily for start-up.
-        from scipy.stats import binom
-
-        return min(1.0, 2.0 * float(binom.cdf(k, n, 0.5)))
+        # incomplete beta) is accurate to double precision.
+        return min(1.0, 2.0 * binom_cdf(k, n, 0.5))
     # Exact integer arithmetic: the tail is a ratio of integers, and Python's int / int
     # rounds correctly even when 2**n is far beyond float range.
     tail = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
@@ -70,12 +70,7 @@ def mcnemar_midp(a_only: int, b_only: int) -> float:
     if n == 0 or 2 * k == n:
         return 1.0  # no evidence, or the observed split is the centre: nothing more extreme
     exact = mcnemar_exact(a_only, b_only)
-    if n > _EXACT_LIMIT:
-        from scipy.stats import binom
-
-        point = float(binom.pmf(k, n, 0.5))
-    else:
-        point = math.comb(n, k) / (1 << n)
+    point = binom_pmf(k, n, 0.5) if n > _EXACT_LIMIT else math.comb(n, k) / (1 << n)
     return min(1.0, max(0.0, exact - point))
 
 

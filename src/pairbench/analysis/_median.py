@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from pairbench.analysis._binomial import binom_cdf, binom_ppf
 from pairbench.analysis._wilson import _check_confidence
 
 ORDER_STATISTIC_METHOD = (
@@ -125,16 +126,14 @@ _EXACT_LIMIT = 1000
 
 def _order_statistic_rank_large(n: int, alpha: float) -> tuple[int, float] | None:
     # scipy's binomial CDF (regularized incomplete beta) is accurate far beyond float range
-    # of 2**n; imported here so pairbench starts without scipy.stats.
-    from scipy.stats import binom
-
+    # of 2**n.
     # The largest r with 2 * P(B <= r - 1) <= alpha: start from the quantile and step.
-    r = max(1, int(binom.ppf(alpha / 2, n, 0.5)))
-    while r > 1 and 2 * float(binom.cdf(r - 1, n, 0.5)) > alpha:
+    r = max(1, binom_ppf(alpha / 2, n, 0.5))
+    while r > 1 and 2 * binom_cdf(r - 1, n, 0.5) > alpha:
         r -= 1
-    while r + 1 <= n // 2 and 2 * float(binom.cdf(r, n, 0.5)) <= alpha:
+    while r + 1 <= n // 2 and 2 * binom_cdf(r, n, 0.5) <= alpha:
         r += 1
-    tail = 2 * float(binom.cdf(r - 1, n, 0.5))
+    tail = 2 * binom_cdf(r - 1, n, 0.5)
     if tail > alpha:
         return None
     return (r, 1.0 - tail)
