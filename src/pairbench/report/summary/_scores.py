@@ -34,19 +34,29 @@ def field_accuracy(frame: Frame) -> list[dict[str, Any]]:
     """
     cats, col = frame.table.categories["fields"], frame.table.columns["fields"]
     rows = _in_report_order(frame, frame.scored)
+    codes = col[rows].astype(np.int64)
+    graded = codes >= 0
+    rows, codes = rows[graded], codes[graded]
+    # Trials per (fields record, arm) counted with numpy, then each distinct record's
+    # fields added once: a million scored trials are one pass, not a Python loop each.
+    n_arms = max(len(frame.arms), 1)
+    pairs = codes * n_arms + frame.arm[rows]
+    per_code = np.bincount(pairs, minlength=len(cats) * n_arms).reshape(len(cats), n_arms)
+    distinct, first = np.unique(codes, return_index=True)
     order: dict[str, None] = {}
     k: Counter[tuple[str, int]] = Counter()
     n: Counter[tuple[str, int]] = Counter()
-    parsed = {code: json.loads(text) for code, text in enumerate(cats)}
-    for row in rows:
-        code = int(col[row])
-        if code < 0:
-            continue
-        arm = int(frame.arm[row])
-        for name, correct in parsed[code].items():
+    # Distinct records in the order the report's trials first show them: their fields
+    # come first-seen, as a walk over every trial would find them.
+    for code in distinct[np.argsort(first, kind="stable")].tolist():
+        counts = per_code[code].tolist()
+        for name, correct in json.loads(cats[code]).items():
             order.setdefault(name)
-            n[name, arm] += 1
-            k[name, arm] += bool(correct)
+            for arm, count in enumerate(counts):
+                if count:
+                    n[name, arm] += count
+                    if correct:
+                        k[name, arm] += count
     return [
         {
             "field": name,
