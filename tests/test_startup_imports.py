@@ -74,6 +74,28 @@ def test_a_plain_run_loads_no_plotting_statistics_mcp_or_study(tmp_path: Path) -
     assert commands == ["pairbench.cli._app", "pairbench.cli._run", "pairbench.cli._table"]
 
 
+def test_a_report_loads_no_runner(tmp_path: Path) -> None:
+    # `pairbench report` has its own command module: writing a report of a finished run
+    # starts nothing, so the runner (attempts, agents, fixtures, Ray) stays unloaded.
+    from pairbench import start_run
+
+    (tmp_path / "p.md").write_text("Answer.\n", encoding="utf-8")
+    (tmp_path / "experiment.yaml").write_text(EXPERIMENT, encoding="utf-8")
+    run_dir = start_run(tmp_path / "experiment.yaml", tmp_path / "runs", run_seed=1).run_dir
+    assert not (run_dir / "report.md").exists()  # start_run writes none: the probe will
+    report = (
+        "import runpy, sys\n"
+        f"sys.argv = ['pairbench', 'report', {str(run_dir)!r}, '--bootstrap-reps', '50']\n"
+        "try:\n    runpy.run_module('pairbench', run_name='__main__', alter_sys=True)\n"
+        "except SystemExit as stop:\n    assert stop.code in (0, None), stop.code\n"
+    )
+    modules = _loaded(report, tmp_path)
+    assert (run_dir / "report.md").is_file(), "the probe wrote no report"
+    assert [m for m in modules if m.startswith("pairbench.runner")] == []
+    commands = sorted(m for m in modules if m.startswith("pairbench.cli._"))
+    assert commands == ["pairbench.cli._app", "pairbench.cli._report"]
+
+
 def test_the_probe_sees_what_is_loaded(tmp_path: Path) -> None:
     # The check can fail: a start path that pulls matplotlib or a study is named.
     code = "import pairbench, matplotlib\nimport pairbench.studies.mcp_transports"

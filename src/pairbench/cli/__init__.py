@@ -28,7 +28,7 @@ COMMAND_MODULES: dict[str, str] = {
     "plan": "_plan",
     "run": "_run",
     "resume": "_run",
-    "report": "_run",
+    "report": "_report",
     "source": "_source",
     "studies": "_studies",
     "init": "_studies",
