@@ -12,13 +12,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cache
+from typing import NamedTuple
 
 _Ufunc = Callable[[float, float, float], float]
 
 
+class _Binom(NamedTuple):
+    cdf: _Ufunc
+    sf: _Ufunc
+    pmf: _Ufunc
+    ppf: _Ufunc
+
+
 @cache
-def _ufuncs() -> tuple[_Ufunc, _Ufunc, _Ufunc, _Ufunc]:
-    """(cdf, sf, pmf, ppf) as scipy.stats.binom calls them in its ``_cdf`` and kin."""
+def _ufuncs() -> _Binom:
+    """The four functions as scipy.stats.binom calls them in its ``_cdf`` and kin."""
     try:
         # Private names: scipy.stats.binom's own _cdf/_sf/_pmf/_ppf call exactly these.
         from scipy.special._ufuncs import (
@@ -30,8 +38,8 @@ def _ufuncs() -> tuple[_Ufunc, _Ufunc, _Ufunc, _Ufunc]:
     except ImportError:  # a scipy that moved them: the public route, slower to import
         from scipy.stats import binom
 
-        return binom.cdf, binom.sf, binom.pmf, binom.ppf
-    return _binom_cdf, _binom_sf, _binom_pmf, _binom_ppf
+        return _Binom(binom.cdf, binom.sf, binom.pmf, binom.ppf)
+    return _Binom(_binom_cdf, _binom_sf, _binom_pmf, _binom_ppf)
 
 
 def binom_cdf(k: int, n: int, p: float) -> float:
@@ -40,7 +48,7 @@ def binom_cdf(k: int, n: int, p: float) -> float:
         return 0.0
     if k >= n:
         return 1.0
-    return float(_ufuncs()[0](float(k), float(n), p))
+    return float(_ufuncs().cdf(float(k), float(n), p))
 
 
 def binom_sf(k: int, n: int, p: float) -> float:
@@ -49,14 +57,14 @@ def binom_sf(k: int, n: int, p: float) -> float:
         return 1.0
     if k >= n:
         return 0.0
-    return float(_ufuncs()[1](float(k), float(n), p))
+    return float(_ufuncs().sf(float(k), float(n), p))
 
 
 def binom_pmf(k: int, n: int, p: float) -> float:
     """P(X = k) for X ~ Binomial(n, p), as ``scipy.stats.binom.pmf``."""
     if k < 0 or k > n:
         return 0.0
-    return float(_ufuncs()[2](float(k), float(n), p))
+    return float(_ufuncs().pmf(float(k), float(n), p))
 
 
 def binom_ppf(q: float, n: int, p: float) -> int:
@@ -65,6 +73,6 @@ def binom_ppf(q: float, n: int, p: float) -> int:
         raise ValueError(f"q must be strictly between 0 and 1, got {q!r}")
     # scipy.stats' discrete _ppf: the continuous inverse rounded up, then one step back
     # when the count below it already reaches q.
-    guess = math.ceil(float(_ufuncs()[3](q, float(n), p)))
+    guess = math.ceil(float(_ufuncs().ppf(q, float(n), p)))
     below = max(guess - 1, 0)
     return below if binom_cdf(below, n, p) >= q else guess

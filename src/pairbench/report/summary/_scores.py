@@ -33,10 +33,10 @@ def field_accuracy(frame: Frame) -> list[dict[str, Any]]:
     order of the report's trial order.
     """
     cats, col = frame.table.categories["fields"], frame.table.columns["fields"]
-    rows = _in_report_order(frame, frame.scored)
+    # Only trials whose grade scored fields are ordered: a run without fields sorts nothing.
+    scored = frame.scored
+    rows = _in_report_order(frame, scored[col[scored] >= 0])
     codes = col[rows].astype(np.int64)
-    graded = codes >= 0
-    rows, codes = rows[graded], codes[graded]
     # Trials per (fields record, arm) counted with numpy, then each distinct record's
     # fields added once: a million scored trials are one pass, not a Python loop each.
     n_arms = max(len(frame.arms), 1)
