@@ -12,6 +12,7 @@ import json
 import shutil
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -225,3 +226,29 @@ def test_whole_samples_give_the_same_records_as_summaries(tmp_path: Path) -> Non
     assert [r.reason for r in summaries if r.outcome == "infra"] == [
         "error: RuntimeError('tool sandbox went away')"
     ] * 2
+
+
+def test_an_import_runs_with_the_collector_paced_and_restores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An import keeps an object per sample: at Python's default pace the collector walked
+    # them all again and again (~10% of a 4,000-sample import; see pairbench._collector).
+    _need_inspect()
+    import gc
+
+    import pairbench.importers._api as api
+    from pairbench._collector import YOUNG_COLLECTION_EVERY
+    from pairbench.importers._write import write_run as real
+
+    seen: list[tuple[int, int]] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "write_run", spy)
+    before = gc.get_threshold()
+    api.import_logs("inspect", [DATA / "inspect_a.eval", DATA / "inspect_b.eval"], tmp_path)
+    ((young, frozen),) = seen
+    assert young == YOUNG_COLLECTION_EVERY and frozen > 1000
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0

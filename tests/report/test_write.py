@@ -1,7 +1,15 @@
+import gc
 import importlib
 import json
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from helpers.export_runs import simulated_run
 from helpers.report_builders import make_run, make_scenario
 from pairbench.report import ReportPaths
 from pairbench.report._write import render_texts, write_texts
@@ -72,3 +80,63 @@ def test_public_names_are_deliberate() -> None:
     assert top.write_report is package.write_report
     for stage in ("summary", "view", "render"):
         assert importlib.import_module(f"pairbench.report.{stage}").__doc__
+
+
+@pytest.fixture(scope="module")
+def unreported_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return simulated_run(tmp_path_factory.mktemp("run"), report=False)
+
+
+def test_a_report_is_summarized_and_rendered_with_the_collector_paused(
+    unreported_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Everything a report builds lives until it is rendered; a collection would walk a
+    # million records' worth of objects and find nothing (see pairbench._collector).
+    import pairbench.report._write as write
+    import pairbench.report.summary._build as build
+
+    seen: dict[str, bool] = {}
+
+    def spy(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            seen[name] = gc.isenabled()
+            return real(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(build, "summarize", spy("summarize", build.summarize))
+    monkeypatch.setattr(write, "render_texts", spy("render", write.render_texts))
+    assert gc.isenabled()
+    write.report_texts(unreported_run, 50)
+    assert seen == {"summarize": False, "render": False}
+    assert gc.isenabled()
+
+
+def test_drawing_the_plots_does_not_keep_the_runs_table_alive(unreported_run: Path) -> None:
+    # In a fresh process, matplotlib's first figures leave cyclic garbage (pyparsing's
+    # caught exceptions) whose frames hold their callers' frames. Built in the frame that
+    # draws them, the run's table (a million rows' worth of objects in a large run) stayed
+    # alive until the next collection, which then walked it all (0.5 s on a million
+    # records). With the collector off in the host, nothing is collected: whatever is still
+    # alive after report_texts is held, not waiting.
+    code = (
+        "import gc, json, sys\n"
+        "from pathlib import Path\n"
+        "gc.disable()\n"
+        "from pairbench.report._write import report_texts\n"
+        "from pairbench.store._load_table import RunTable\n"
+        "from pairbench.store._run_record import RunRecord\n"
+        "texts = report_texts(Path(sys.argv[1]), 50)\n"
+        "assert '<svg' in texts['report.html']\n"
+        "kinds = (RunTable, RunRecord)\n"
+        "print(json.dumps([type(o).__name__ for o in gc.get_objects() if isinstance(o, kinds)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(unreported_run)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []

@@ -166,7 +166,7 @@ def test_the_collector_is_tuned_while_attempts_run_and_as_before_afterwards(
     import asyncio
     import gc
 
-    from pairbench.runner._api import YOUNG_COLLECTION_EVERY
+    from pairbench._collector import YOUNG_COLLECTION_EVERY
 
     while_running: list[tuple[int, tuple[int, int, int]]] = []
     real_run = asyncio.run

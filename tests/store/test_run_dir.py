@@ -1,5 +1,6 @@
 """Staging an attempt's record: secrets redacted as it is stored, one dump when clean."""
 
+import gc
 import json
 from pathlib import Path
 
@@ -38,3 +39,28 @@ def test_a_secret_is_redacted_in_the_file_and_in_the_record_the_row_is_built_fro
     assert secret.encode() not in put.data and b"cd-1234" not in put.data
     assert TrialResult.model_validate_json(put.data) == stored
     assert put.path == tmp_path / "infra/a/t/0.1.json" and put.overwrite
+
+
+def test_run_json_is_parsed_with_the_collector_paused(tmp_path: Path) -> None:
+    # A large run's schedule is a dict per planned pair, all alive once parsed: counted
+    # here by the collections that start while it is read. At most one, the first after
+    # the parse (it walks the new objects once); at Python's default pace, a collection
+    # every 700 new objects.
+    pairs = [{"index": i, "task": f"t{i}", "trial": 0, "order": ["a", "b"]} for i in range(5000)]
+    (tmp_path / "run.json").write_text(json.dumps({"schedule": {"pairs": pairs}}))
+    started: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        data = RunDir(tmp_path).read_run_json()
+        during = len(started)
+        json.loads((tmp_path / "run.json").read_text())  # the same parse, unpaused
+    finally:
+        gc.callbacks.remove(count)
+    assert len(data["schedule"]["pairs"]) == 5000
+    assert during <= 1 and len(started) - during >= 10  # the check can fire
+    assert gc.isenabled()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pairbench import _registry
+from pairbench._collector import paced_collection
 from pairbench._errors import ImportRefused
 from pairbench.importers._analysis import FrozenAnalysis, arm_for, frozen, record_import
 from pairbench.importers._base import Importer
@@ -99,6 +100,7 @@ def vouch(record: ImportRecord, fa: FrozenAnalysis | None = None) -> list[str]:
     return out
 
 
+@paced_collection()  # an import makes an object per sample and keeps many: see _collector
 def import_logs(
     importer_name: str,
     files: Sequence[Path],

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pairbench._atomic import write_atomic
+from pairbench._collector import no_cyclic_collection
 from pairbench._errors import RunDirError
 
 if TYPE_CHECKING:
@@ -88,6 +89,19 @@ def report_texts(
     hash, the bootstrap resamples and whether the plots were drawn, so ``verify`` can
     rebuild the same bytes.
     """
+    # What a report builds stays alive until it is rendered: a collection would walk it
+    # and find nothing (see _collector). The summary is built in a frame of its own, gone
+    # before the plots are drawn: matplotlib leaves cyclic garbage (pyparsing's caught
+    # exceptions, whose frames hold their callers' frames), and from _summary's frame it
+    # would hold the run's table and schedule until a collection, which then walked them all.
+    with no_cyclic_collection():
+        summary = _summary(run_dir, bootstrap_reps, use_cache=use_cache, plots=plots)
+        return render_texts(summary)
+
+
+def _summary(
+    run_dir: Path, bootstrap_reps: int | None, *, use_cache: bool, plots: bool
+) -> dict[str, Any]:
     from pairbench.report.summary._build import summarize
     from pairbench.report.summary._pairs import BOOTSTRAP_REPS
     from pairbench.report.summary._study_part import study_part
@@ -107,7 +121,7 @@ def report_texts(
     reps = BOOTSTRAP_REPS if bootstrap_reps is None else bootstrap_reps
     if reps < 1:
         raise ValueError(f"bootstrap_reps must be at least 1, got {reps}")
-    summary = summarize(
+    return summarize(
         run.info,
         run.table,
         bootstrap_reps=reps,
@@ -117,7 +131,6 @@ def report_texts(
         study=study,
         plots_drawn=plots,
     )
-    return render_texts(summary)
 
 
 def summary_json(summary: Mapping[str, Any]) -> str:

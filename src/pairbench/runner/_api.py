@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
-import gc
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pairbench._collector import paced_collection
 from pairbench._errors import RunDirError, RunRefused
 from pairbench._process import supervised
 from pairbench.runner._bench_guard import frozen_benchmark
@@ -82,41 +81,6 @@ class RunOutcome:
         return interference_counts(RunDir(self.run_dir))
 
 
-YOUNG_COLLECTION_EVERY = 50_000
-"""While attempts run, the cyclic collector's young collection waits for this many new
-container objects (Python's default: 700); see :func:`_collector_for_the_run`."""
-
-
-@contextlib.contextmanager
-def _collector_for_the_run() -> Iterator[None]:
-    """The cyclic garbage collector tuned to the attempts' pace while they run, as it was
-    before afterwards (a process that runs several runs, a test session, collects as usual).
-
-    What exists before the attempts run (modules, models, the plan) lives as long as the
-    run: frozen out of the collector's sight, no collection walks it again. And attempts in
-    flight hold thousands of objects for seconds each (their coroutines, contexts,
-    transcripts), freed by reference counting: with a young collection every 700 new
-    objects they were walked again and again and promoted into full collections of
-    everything alive, ~1 s of CPU in 4,000 attempts at concurrency 1,000 (a 100-200 ms
-    stall of the event loop each time), finding nothing to collect. Every
-    ``YOUNG_COLLECTION_EVERY`` objects, most are gone before a collection sees them, and
-    cyclic garbage still waits at most that many objects.
-    """
-    thresholds = gc.get_threshold()
-    # A host that froze objects itself (a pre-forking server, say) keeps them frozen:
-    # unfreeze cannot tell its objects from ours, so we freeze only where nothing was.
-    ours = gc.get_freeze_count() == 0
-    if ours:
-        gc.freeze()
-    gc.set_threshold(YOUNG_COLLECTION_EVERY, *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        if ours:
-            gc.unfreeze()
-
-
 def _execute(
     loaded: LoadedExperiment,
     run_dir: RunDir,
@@ -145,7 +109,7 @@ def _execute(
             bar.advance_done("", already=True)
         executor = Executor(rc, schedule, state, bar, runner)
         try:
-            with _collector_for_the_run():
+            with paced_collection():
                 status = asyncio.run(run_with_signals(executor, concurrency))
         except OSError as exc:
             # The run's own files could not be written (disk full, I/O error): say so in

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pairbench._atomic import fsync_dir, write_atomic
+from pairbench._collector import no_cyclic_collection
 from pairbench._errors import RunDirError
 from pairbench.schedule._plan import TrialKey
 from pairbench.store._commit import PutFile
@@ -219,7 +220,9 @@ class RunDir:
 
     def read_run_json(self) -> dict[str, Any]:
         try:
-            data: dict[str, Any] = json.loads(self.run_json.read_text(encoding="utf-8"))
+            text = self.run_json.read_text(encoding="utf-8")
+            with no_cyclic_collection():  # a dict per planned pair: see _collector
+                data: dict[str, Any] = json.loads(text)
         except (OSError, json.JSONDecodeError) as exc:
             raise RunDirError(f"{self.run_json}: cannot read run.json ({exc})") from exc
         return data
