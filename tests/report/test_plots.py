@@ -131,3 +131,29 @@ def test_every_plot_has_words_and_numbers(scenario: RunScenario, name: str) -> N
     assert isinstance(fig, Figure)
     assert fig.alt and fig.numbers.rows
     assert f'aria-label="{fig.alt[:20]}' in fig.svg
+
+
+def _width_pt(svg: str) -> float:
+    found = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', svg)
+    assert found is not None
+    return float(found.group(1))
+
+
+@pytest.mark.filterwarnings("error")  # constrained layout's "not applied" warning fails it
+def test_names_too_long_for_the_figure_widen_it_instead_of_running_off_it() -> None:
+    # An imported arm is named for its model and log; a pair label holds two such names.
+    # At the default 8 inches they left the axes no room: matplotlib warned on the user's
+    # terminal and drew the labels past the canvas.
+    s = _summary()
+    default = success_plot(s)
+    long = copy.deepcopy(s)
+    names = {a["arm"]: f"mockllm-model-inspect_{a['arm']}-645e5389" for a in s["arms"]}
+    for arm in long["arms"]:
+        arm["arm"] = names[arm["arm"]]
+    for pair in long["pairs"]:
+        pair["a"], pair["b"] = names[pair["a"]], names[pair["b"]]
+    wide, again = success_plot(long), success_plot(copy.deepcopy(long))
+    assert isinstance(default, Figure) and isinstance(wide, Figure) and isinstance(again, Figure)
+    assert _width_pt(default.svg) == 576.0  # a figure that fits is saved as it always was
+    assert _width_pt(wide.svg) > 576.0 and wide.svg == again.svg
+    assert all(name in wide.svg for name in names.values())

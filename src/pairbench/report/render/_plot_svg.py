@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from typing import Any
 
 from pairbench.report.view._doc import Figure, Table
@@ -25,12 +26,10 @@ _RC: Any = {  # Any: matplotlib types rc keys as a Literal of every name
 def _svg(fig: Any, name: str, alt: str) -> str:
     import matplotlib
 
-    buf = io.StringIO()
     # A salt per plot: two figures of one page never share an element id.
     rc: Any = {**_RC, "svg.hashsalt": f"pairbench-{name}", "svg.id": name}
     with matplotlib.rc_context(rc):
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-    text = buf.getvalue()
+        text = _saved(fig)
     text = text[text.index("<svg") :]
     # Inline in HTML the parser knows the SVG and xlink namespaces: the declarations and
     # the RDF metadata block are dropped, so the page names no URL at all (not even a
@@ -52,6 +51,45 @@ def _svg(fig: Any, name: str, alt: str) -> str:
         )
     label = alt.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     return text.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
+
+
+_COLLAPSED = "constrained_layout not applied"
+_WIDER = 1.5
+_TRIES = 4
+_EDGE = 0.05  # inches
+
+
+def _saved(fig: Any) -> str:
+    """The figure as SVG text, wider where its labels leave the axes no room.
+
+    Long names (an imported arm is named for its model and log, ``mockllm-model-a-645e5389``;
+    a pair label holds two) can take more width than the figure has: constrained layout
+    then gives up with a warning, and the labels run off the canvas. The figure is widened
+    until they fit (the same names widen it the same way: stable bytes); one that fits at
+    first is saved exactly as before.
+    """
+    first = fig.get_size_inches()[0]
+    for _ in range(_TRIES):
+        buf = io.StringIO()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+        collapsed = [w for w in caught if str(w.message).startswith(_COLLAPSED)]
+        for other in caught:
+            if other not in collapsed:
+                warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
+        width, height = fig.get_size_inches()
+        # Once widened, also until nothing (a centred axis label) runs past the edges: only
+        # figures that did not fit pay for measuring it.
+        if not collapsed and (width == first or _inside(fig, width)):
+            break
+        fig.set_size_inches(width * _WIDER, height)
+    return buf.getvalue()
+
+
+def _inside(fig: Any, width: float) -> bool:
+    box = fig.get_tightbbox()  # inches; a label flush with an edge measures a hair past it
+    return bool(box.x0 >= -_EDGE and box.x1 <= width + _EDGE)
 
 
 def _drawn(fig: Any, name: str, title: str, alt: str, numbers: Table) -> Figure:
