@@ -68,7 +68,7 @@ def _saved(fig: Any) -> str:
     until they fit (the same names widen it the same way: stable bytes); one that fits at
     first is saved exactly as before.
     """
-    first = fig.get_size_inches()[0]
+    widened = False
     for _ in range(_TRIES):
         buf = io.StringIO()
         with warnings.catch_warnings(record=True) as caught:
@@ -81,9 +81,10 @@ def _saved(fig: Any) -> str:
         width, height = fig.get_size_inches()
         # Once widened, also until nothing (a centred axis label) runs past the edges: only
         # figures that did not fit pay for measuring it.
-        if not collapsed and (width == first or _inside(fig, width)):
+        if not collapsed and (not widened or _inside(fig, width)):
             break
         fig.set_size_inches(width * _WIDER, height)
+        widened = True
     return buf.getvalue()
 
 
